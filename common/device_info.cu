@@ -1,0 +1,82 @@
+#include "common/device_info.cuh"
+
+#include <cstdio>
+
+#include "common/cuda_check.cuh"
+
+namespace gemm {
+
+std::string cuda_version_string(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+int DeviceInfo::fp32_lanes_per_sm() const {
+  // Volta, Turing and A100 have 64 FP32 units per SM; consumer Ampere (8.6, 8.7), Ada (8.9),
+  // Hopper (9.0) and Blackwell have 128.
+  if (cc_major < 8 || (cc_major == 8 && cc_minor == 0)) return 64;
+  return 128;
+}
+
+double DeviceInfo::peak_fp32_gflops() const {
+  return double(fp32_lanes_per_sm()) * 2.0 * sm_count * sm_clock_khz * 1e-6;
+}
+
+double DeviceInfo::peak_dram_gbs() const {
+  return 2.0 * mem_clock_khz * 1e3 * (bus_width_bits / 8.0) * 1e-9;
+}
+
+MachineInfo DeviceInfo::machine() const {
+  MachineInfo mi;
+  mi.device = name;
+  mi.sm_clock_mhz = sm_clock_khz / 1000;
+  mi.cuda_version = cuda_version_string(runtime_version);
+  mi.peak_gflops = peak_fp32_gflops();
+  mi.peak_gbs = peak_dram_gbs();
+  return mi;
+}
+
+bool query_device(DeviceInfo& info, std::string& why) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    why = std::string("No CUDA GPU is available (") +
+          (err != cudaSuccess ? cudaGetErrorString(err) : "no device found") +
+          "); the GPU chapters need an NVIDIA GPU and its driver.";
+    return false;
+  }
+  CUDA_CHECK(cudaGetDevice(&info.id));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, info.id));
+  info.name = prop.name;
+  auto attr = [&](cudaDeviceAttr a) {
+    int v = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&v, a, info.id));
+    return v;
+  };
+  info.cc_major = attr(cudaDevAttrComputeCapabilityMajor);
+  info.cc_minor = attr(cudaDevAttrComputeCapabilityMinor);
+  info.sm_count = attr(cudaDevAttrMultiProcessorCount);
+  info.sm_clock_khz = attr(cudaDevAttrClockRate);
+  info.mem_clock_khz = attr(cudaDevAttrMemoryClockRate);
+  info.bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
+  info.l2_bytes = attr(cudaDevAttrL2CacheSize);
+  info.smem_per_sm = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+  info.regs_per_sm = attr(cudaDevAttrMaxRegistersPerMultiprocessor);
+  info.max_threads_per_sm = attr(cudaDevAttrMaxThreadsPerMultiProcessor);
+  info.concurrent_managed = attr(cudaDevAttrConcurrentManagedAccess) != 0;
+  CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
+  CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
+  return true;
+}
+
+void print_device_header(const DeviceInfo& d) {
+  std::printf("GPU %d: %s (compute capability %d.%d), %d SMs, SM clock %d MHz, memory clock %d MHz\n",
+              d.id, d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count, d.sm_clock_khz / 1000,
+              d.mem_clock_khz / 1000);
+  std::printf("     L2 %.0f MB, peak FP32 %.1f TFLOPS, peak DRAM %.0f GB/s; CUDA runtime %s, driver %s\n",
+              d.l2_bytes / 1048576.0, d.peak_fp32_gflops() / 1000.0, d.peak_dram_gbs(),
+              cuda_version_string(d.runtime_version).c_str(),
+              cuda_version_string(d.driver_version).c_str());
+}
+
+}  // namespace gemm

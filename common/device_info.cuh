@@ -1,0 +1,40 @@
+// What we know about the GPU, read with cudaDeviceGetAttribute (CUDA 13 removed several
+// cudaDeviceProp fields, such as memoryClockRate; the attributes remain).
+#pragma once
+
+#include <string>
+
+#include "common/report.hpp"
+
+namespace gemm {
+
+struct DeviceInfo {
+  int id = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int sm_clock_khz = 0;        // peak SM clock
+  int mem_clock_khz = 0;       // peak memory clock
+  int bus_width_bits = 0;
+  int l2_bytes = 0;
+  int smem_per_sm = 0;         // bytes of shared memory per multiprocessor
+  int regs_per_sm = 0;
+  int max_threads_per_sm = 0;
+  bool concurrent_managed = false;  // can prefetch / migrate managed memory on demand
+  int runtime_version = 0, driver_version = 0;
+
+  int fp32_lanes_per_sm() const;     // FP32 FMA units per SM for this architecture
+  double peak_fp32_gflops() const;   // lanes x 2 FLOP x SMs x clock
+  double peak_dram_gbs() const;      // 2 transfers per clock (DDR) x bus width x memory clock
+  MachineInfo machine() const;
+};
+
+// Fills `info` for the current device. Returns false, with one sentence in `why`, when no usable
+// CUDA GPU is present (no driver, no device, or all devices hidden).
+bool query_device(DeviceInfo& info, std::string& why);
+
+void print_device_header(const DeviceInfo& info);
+
+std::string cuda_version_string(int version);  // 13000 -> "13.0"
+
+}  // namespace gemm

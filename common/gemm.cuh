@@ -1,0 +1,36 @@
+// The kernel interface every GPU chapter implements (stable: tests, benchmarks and later chapters
+// rely on it).
+//
+//   C = A x B, all row-major: A is M x K, B is K x N, C is M x N. Device pointers, no alignment
+//   promised (a kernel that wants 16-byte loads must check and fall back). Any M, N, K >= 1.
+//
+// Each GPU chapter declares, in its host-includable header NN_name/<name>.cuh,
+//   namespace gemm::<name> { std::vector<gemm::Variant> variants(); }
+// and the first entry is the chapter's headline kernel. Chapters 01-04 fill `f32`; chapters 05-06
+// take fp16 A and B and write fp32 C, and fill `f16`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace gemm {
+
+using LaunchF32 = void (*)(const float* A, const float* B, float* C, int M, int N, int K,
+                           cudaStream_t stream);
+using LaunchF16 = void (*)(const __half* A, const __half* B, float* C, int M, int N, int K,
+                           cudaStream_t stream);
+
+struct Variant {
+  std::string name;
+  LaunchF32 f32 = nullptr;
+  LaunchF16 f16 = nullptr;
+  std::string summary;
+};
+
+// Ceiling division, for grid sizes: the number of tiles of size `tile` that cover `n`.
+constexpr int ceil_div(int n, int tile) { return (n + tile - 1) / tile; }
+
+}  // namespace gemm

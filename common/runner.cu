@@ -1,0 +1,191 @@
+#include "common/runner.cuh"
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <memory>
+
+#include "common/cli.hpp"
+#include "common/cublas_baseline.cuh"
+#include "common/device_info.cuh"
+#include "common/problem.cuh"
+#include "common/report.hpp"
+#include "common/timer.cuh"
+
+namespace gemm {
+namespace {
+
+const char* precision_name(Precision p) { return p == Precision::kF32 ? "f32" : "f16"; }
+
+// Managed memory: the first launch on pages that still live in host memory pays for migrating
+// them on demand (page faults, 4 KB to 2 MB at a time). We time that one launch on its own, then
+// prefetch the pages so that the table measures the kernels, not the migration. Returns the ms.
+double first_launch_on_host_pages(Problem& p, const Variant& v, const DeviceInfo& dev,
+                                  cudaStream_t s) {
+  cudaEvent_t a, b;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  CUDA_CHECK(cudaEventRecord(a, s));
+  p.run(v, s);
+  CUDA_CHECK(cudaEventRecord(b, s));
+  CUDA_CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  CUDA_CHECK(cudaEventDestroy(a));
+  CUDA_CHECK(cudaEventDestroy(b));
+  if (dev.concurrent_managed) {
+    p.prefetch_to_gpu(dev.id, s);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    std::printf("managed memory: the first launch ran on pages still in host memory (row "
+                "'@managed_first_launch');\n                then cudaMemPrefetchAsync moved them "
+                "to the GPU before the other rows\n");
+  } else {
+    std::printf("managed memory: this GPU/OS cannot prefetch managed memory; pages migrate at "
+                "each launch\n");
+  }
+  return ms;
+}
+
+}  // namespace
+
+int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
+  CliSpec spec;
+  spec.program = ch.name;
+  spec.description = ch.description;
+  for (const auto& v : ch.variants) spec.variant_names.push_back(v.name);
+  spec.allows_managed = ch.allows_managed;
+  const ParseResult parsed = parse_command_line(argc, argv, spec);
+  if (parsed.exit_code >= 0) {
+    std::fprintf(parsed.exit_code == kExitOk ? stdout : stderr, "%s\n", parsed.message.c_str());
+    return parsed.exit_code;
+  }
+  const Options& opt = parsed.options;
+
+  DeviceInfo dev;
+  std::string why;
+  if (!query_device(dev, why)) {
+    std::fprintf(stderr, "%s\n", why.c_str());
+    return kExitNoGpu;
+  }
+  if (dev.cc_major * 10 + dev.cc_minor < ch.min_cc) {
+    std::fprintf(stderr, "%s has compute capability %d.%d, but %s needs %d.%d or newer (%s).\n",
+                 dev.name.c_str(), dev.cc_major, dev.cc_minor, ch.name.c_str(), ch.min_cc / 10,
+                 ch.min_cc % 10, ch.min_cc_reason.c_str());
+    return kExitNoGpu;
+  }
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::string shortfall = memory_shortfall(
+      opt.m, opt.n, opt.k, Problem::gpu_bytes_needed(opt.m, opt.n, opt.k, ch.precision, dev.l2_bytes),
+      free_bytes, dev.name);
+  if (!shortfall.empty()) {
+    std::fprintf(stderr, "%s\n", shortfall.c_str());
+    return kExitBadInput;
+  }
+  if (!opt.csv.empty() && !std::ofstream(opt.csv, std::ios::app)) {
+    std::fprintf(stderr, "Cannot open the CSV file '%s' for writing.\n", opt.csv.c_str());
+    return kExitBadInput;
+  }
+
+  std::printf("%s: %s\n", ch.name.c_str(), ch.description.c_str());
+  print_device_header(dev);
+  std::printf("problem: M=%d N=%d K=%d, %s inputs, fp32 accumulate and output, seed %llu%s\n",
+              opt.m, opt.n, opt.k, precision_name(ch.precision),
+              static_cast<unsigned long long>(opt.seed), opt.managed ? ", managed memory" : "");
+
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  Problem problem(opt.m, opt.n, opt.k, ch.precision, opt.seed, opt.managed);
+
+  std::vector<const Variant*> selected;
+  for (const auto& v : ch.variants)
+    if (opt.variant == "all" || opt.variant == v.name) selected.push_back(&v);
+  const double first_launch_ms =
+      opt.managed ? first_launch_on_host_pages(problem, *selected.front(), dev, stream) : 0.0;
+
+  std::unique_ptr<Cublas> cublas;
+  if (opt.baseline) cublas = std::make_unique<Cublas>();
+  std::unique_ptr<Reference> reference;
+  if (opt.verify) {
+    reference = std::make_unique<Reference>(problem, cublas.get(), stream);
+    std::printf("verification: %s; bound gamma_K * sum|a*b| with u = 2^%d\n",
+                reference->describe().c_str(), ch.precision == Precision::kF32 ? -24 : -23);
+  }
+
+  GpuTimer timer(dev);
+  TimerConfig tcfg;
+  tcfg.warmup = opt.warmup;
+  tcfg.min_reps = opt.iters;
+  const MachineInfo machine = dev.machine();
+  const std::string suffix = opt.managed ? "@managed" : "";
+  double baseline_ms = -1.0;
+  bool all_passed = true;
+
+  auto report = [&](ResultRow& row) {
+    row.precision = precision_name(ch.precision);
+    row.m = opt.m;
+    row.n = opt.n;
+    row.k = opt.k;
+    row.gflops = gflops(opt.m, opt.n, opt.k, row.time.median_ms);
+    if (baseline_ms > 0) row.pct_of_baseline = 100.0 * baseline_ms / row.time.median_ms;
+    print_table_row(row);
+    if (!opt.csv.empty()) append_csv(opt.csv, machine, row);
+  };
+  // One row: verify the first run's output (C poisoned with NaN before it), then time.
+  auto measure = [&](const std::string& chapter, const std::string& name,
+                     const std::function<void(cudaStream_t)>& launch, bool is_baseline) {
+    ResultRow row;
+    row.chapter = chapter;
+    row.variant = name + suffix;
+    row.status = "UNVERIFIED";
+    if (reference) {
+      problem.dC.poison(stream);
+      launch(stream);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      const std::vector<float> c = problem.result();
+      // cuBLAS is checked against the fp64 oracle only: never against its own output.
+      const VerifyResult vr = is_baseline ? reference->verify_oracle_rows(c) : reference->verify(c);
+      row.err_over_bound = vr.max_ratio;
+      row.status = vr.passed() ? "PASS" : "FAIL";
+      if (!vr.passed()) {
+        all_passed = false;
+        std::printf("  %s: %s\n", name.c_str(), vr.describe().c_str());
+      }
+    }
+    row.time = timer.time(launch, stream, tcfg);
+    if (is_baseline) baseline_ms = row.time.median_ms;
+    report(row);
+  };
+
+  print_table_header("cuBLAS");
+  if (cublas) {
+    const bool f32 = ch.precision == Precision::kF32;
+    measure("cublas", f32 ? "cublas_sgemm" : "cublas_gemm_f16_f32acc", [&](cudaStream_t s) {
+      if (f32)
+        cublas->sgemm(problem.dA.get(), problem.dB.get(), problem.dC.get(), opt.m, opt.n, opt.k, s);
+      else
+        cublas->gemm_f16(problem.dA16.get(), problem.dB16.get(), problem.dC.get(), opt.m, opt.n,
+                         opt.k, s);
+    }, true);
+  }
+  if (opt.managed) {
+    ResultRow row;
+    row.chapter = ch.name;
+    row.variant = selected.front()->name + "@managed_first_launch";
+    row.time.median_ms = row.time.min_ms = first_launch_ms;
+    row.time.reps = 1;
+    row.status = "UNVERIFIED";
+    report(row);
+  }
+  for (const Variant* v : selected)
+    measure(ch.name, v->name, [&](cudaStream_t s) { problem.launch(*v, s); }, false);
+
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  if (!all_passed) {
+    std::printf("\nverification FAILED for at least one variant\n");
+    return kExitVerifyFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace gemm

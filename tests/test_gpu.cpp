@@ -1,0 +1,145 @@
+// GPU tests: every variant of every GPU chapter on shapes chosen to break tiling assumptions, and
+// deliberately broken kernels that the verifier must reject. Exits 77 (ctest: skipped) when no
+// GPU is present, so CI without a GPU reports these as skipped, never as passed.
+//
+// Environment:
+//   GEMM_TEST_CHAPTER=01_naive   test one chapter only (ctest registers one test per chapter)
+//   GEMM_TEST_SEED=N             reproduce a run (the seed is printed at the start)
+//   GEMM_EXTRA_SHAPES=MxNxK,...  add shapes (e.g. an instructor's hidden ones)
+#define CATCH_CONFIG_RUNNER
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "broken_kernels.hpp"
+#include "catch_compat.hpp"
+#include "common/cublas_baseline.cuh"
+#include "common/problem.cuh"
+#include "gemm_chapters.hpp"
+
+namespace {
+
+struct Shape {
+  int m, n, k;
+  std::string str() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+};
+
+std::uint64_t g_seed = 0;
+
+std::vector<Shape> test_shapes() {
+  std::vector<Shape> shapes = {
+      {1, 1, 1},     {1, 7, 1},       {7, 1, 3},       {3, 5, 7},        {16, 16, 16},
+      {17, 33, 65},  {31, 32, 33},    {64, 64, 64},    {127, 129, 131},  {255, 257, 513},
+      {1000, 999, 1001},  // non-square, about 1000: crosses every tile size in the repository
+      {2, 3, 4096},       // deep K, tiny output
+      {33, 1, 1000},      // a single column
+  };
+  if (const char* extra = std::getenv("GEMM_EXTRA_SHAPES")) {
+    std::stringstream ss(extra);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      Shape s{};
+      char x1 = 0, x2 = 0;
+      std::stringstream one(item);
+      if (one >> s.m >> x1 >> s.n >> x2 >> s.k && x1 == 'x' && x2 == 'x' && s.m > 0 && s.n > 0 &&
+          s.k > 0)
+        shapes.push_back(s);
+      else
+        FAIL("GEMM_EXTRA_SHAPES: cannot read '" << item << "' (expected MxNxK)");
+    }
+  }
+  return shapes;
+}
+
+// One problem and its reference per (shape, precision), built once and shared by all variants.
+struct Case {
+  std::unique_ptr<gemm::Problem> problem;
+  std::unique_ptr<gemm::Reference> reference;
+};
+
+class Cases {
+ public:
+  Case& get(const Shape& s, gemm::Precision p) {
+    const std::string key = s.str() + (p == gemm::Precision::kF32 ? "f32" : "f16");
+    Case& c = cases_[key];
+    if (!c.problem) {
+      c.problem = std::make_unique<gemm::Problem>(s.m, s.n, s.k, p, g_seed);
+      c.reference = std::make_unique<gemm::Reference>(*c.problem, &cublas_, nullptr);
+    }
+    return c;
+  }
+
+ private:
+  gemm::Cublas cublas_;
+  std::map<std::string, Case> cases_;
+};
+
+gemm::VerifyResult run_and_verify(const gemm::Variant& v, const Shape& s, Cases& cases) {
+  Case& c = cases.get(s, v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16);
+  c.problem->run(v, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return c.reference->verify(c.problem->result());
+}
+
+}  // namespace
+
+TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[variants]") {
+  const char* only = std::getenv("GEMM_TEST_CHAPTER");
+  auto chapters = all_gpu_chapters();
+  if (only) {
+    std::vector<std::pair<std::string, std::vector<gemm::Variant>>> keep;
+    for (auto& ch : chapters)
+      if (ch.first == only) keep.push_back(ch);
+    chapters = keep;
+  }
+  REQUIRE_FALSE(chapters.empty());  // a typo in GEMM_TEST_CHAPTER must not pass vacuously
+  Cases cases;
+  int checked = 0;
+  for (const Shape& s : test_shapes()) {
+    for (const auto& [chapter, variants] : chapters) {
+      REQUIRE_FALSE(variants.empty());
+      for (const auto& v : variants) {
+        const gemm::VerifyResult r = run_and_verify(v, s, cases);
+        INFO(chapter << " / " << v.name << " at " << s.str() << ": " << r.describe());
+        CHECK(r.passed());
+        ++checked;
+      }
+    }
+  }
+  std::printf("checked %d (variant, shape) pairs, seed %llu\n", checked,
+              static_cast<unsigned long long>(g_seed));
+}
+
+TEST_CASE("the verifier rejects deliberately broken kernels", "[broken]") {
+  Cases cases;
+  // Not 1x1x1, where a transposed result would coincide with the right one.
+  const std::vector<Shape> shapes = {{3, 5, 5}, {17, 33, 33}, {64, 64, 64}, {127, 129, 129},
+                                     {300, 1000, 1000}};
+  for (const auto& v : gemm::broken::variants())
+    for (const Shape& s : shapes) {
+      const gemm::VerifyResult r = run_and_verify(v, s, cases);
+      INFO(v.name << " at " << s.str() << ": " << r.describe());
+      CHECK_FALSE(r.passed());
+      CHECK(r.failed > 0);
+    }
+}
+
+int main(int argc, char** argv) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("No CUDA GPU is visible: skipping the GPU tests.\n");
+    return 77;
+  }
+  const char* seed = std::getenv("GEMM_TEST_SEED");
+  g_seed = seed ? std::strtoull(seed, nullptr, 10) : std::random_device{}();
+  std::printf("GPU tests: seed %llu (set GEMM_TEST_SEED to repeat)\n",
+              static_cast<unsigned long long>(g_seed));
+  return Catch::Session().run(argc, argv);
+}
