@@ -147,8 +147,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, const CliSpec&
   }
   if (o.list) {
     r.exit_code = kExitOk;
-    r.message = "Variants of " + spec.program + " (the first is the headline):\n";
-    for (const auto& name : spec.variant_names) r.message += "  " + name + "\n";
+    r.message = "Variants of " + spec.program + " (" + spec.list_note + "):";
+    for (const auto& name : spec.variant_names) r.message += "\n  " + name;
     return r;
   }
   bool known = (o.variant == "all");

@@ -29,6 +29,7 @@ struct CliSpec {
   std::string program;                   // "01_naive"
   std::string description;               // one line for --help
   std::vector<std::string> variant_names;
+  std::string list_note = "the first is the chapter's headline";  // shown by --list
   int default_size = 4096;
   bool allows_managed = false;
 };

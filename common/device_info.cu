@@ -77,6 +77,8 @@ void print_device_header(const DeviceInfo& d) {
               d.l2_bytes / 1048576.0, d.peak_fp32_gflops() / 1000.0, d.peak_dram_gbs(),
               cuda_version_string(d.runtime_version).c_str(),
               cuda_version_string(d.driver_version).c_str());
+  std::printf("     per SM: %d registers (32-bit), %d KB shared memory, %d threads at most\n",
+              d.regs_per_sm, d.smem_per_sm / 1024, d.max_threads_per_sm);
 }
 
 }  // namespace gemm
