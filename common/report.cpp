@@ -28,7 +28,7 @@ double gflops(int M, int N, int K, double ms) {
 }
 
 void print_table_header(const std::string& baseline_label) {
-  std::printf("\n%-28s %10s %10s %10s %10s  %s\n", "variant", "median ms", "GFLOPS",
+  std::printf("\n%-38s %10s %10s %10s %10s  %s\n", "variant", "median ms", "GFLOPS",
               ("% " + baseline_label).c_str(), "err/bound", "check");
 }
 
@@ -36,7 +36,7 @@ void print_table_row(const ResultRow& r) {
   char pct[32] = "-", err[32] = "-";
   if (r.pct_of_baseline >= 0) std::snprintf(pct, sizeof pct, "%.1f%%", r.pct_of_baseline);
   if (r.err_over_bound >= 0) std::snprintf(err, sizeof err, "%.2e", r.err_over_bound);
-  std::printf("%-28s %10.3f %10.1f %10s %10s  %s\n", r.variant.c_str(), r.time.median_ms,
+  std::printf("%-38s %10.3f %10.1f %10s %10s  %s\n", r.variant.c_str(), r.time.median_ms,
               r.gflops, pct, err, r.status.c_str());
   std::fflush(stdout);
 }
