@@ -92,6 +92,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   std::printf("problem: M=%d N=%d K=%d, %s inputs, fp32 accumulate and output, seed %llu%s\n",
               opt.m, opt.n, opt.k, precision_name(ch.precision),
               static_cast<unsigned long long>(opt.seed), opt.managed ? ", managed memory" : "");
+  if (ch.describe) ch.describe();
 
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));

@@ -3,6 +3,7 @@
 // A chapter's main.cu is a few lines that describe the chapter and call run_gpu_chapter().
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct GpuChapter {
   int min_cc = 0;           // lowest compute capability (major*10 + minor), e.g. 70 for tensor cores
   std::string min_cc_reason;  // why, for the one-sentence message on an older GPU
   bool allows_managed = false;
+  // Optional: printed after the device header, before any kernel runs (e.g. the occupancy of each
+  // tile size, computed with the CUDA occupancy API for this GPU).
+  std::function<void()> describe;
 };
 
 int run_gpu_chapter(int argc, char** argv, const GpuChapter& chapter);
