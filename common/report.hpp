@@ -26,6 +26,7 @@ struct ResultRow {
   double gflops = 0.0;
   double pct_of_baseline = -1.0;  // % of the matching cuBLAS baseline; < 0: none
   double err_over_bound = -1.0;   // max |c - ref| / bound; < 0: not verified
+  double max_error = -1.0;        // max |c - ref|; < 0: not verified
   std::string status;             // PASS, FAIL or UNVERIFIED
 };
 

@@ -147,6 +147,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
       // cuBLAS is checked against the fp64 oracle only: never against its own output.
       const VerifyResult vr = is_baseline ? reference->verify_oracle_rows(c) : reference->verify(c);
       row.err_over_bound = vr.max_ratio;
+      row.max_error = vr.max_error;
       row.status = vr.passed() ? "PASS" : "FAIL";
       if (!vr.passed()) {
         all_passed = false;
