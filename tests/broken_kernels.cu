@@ -35,7 +35,44 @@ void launch(const float* A, const float* B, float* C, int M, int N, int K, cudaS
   GEMM_LAUNCH_CHECK();
 }
 
+enum Barrier { kNoBarrierAfterLoad, kNoBarrierAfterCompute };
+
+// Chapter 02's tiled kernel, 16 x 16, minus one barrier.
+template <Barrier missing>
+__global__ void racy_tiled_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
+  constexpr int TILE = 16;
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  const int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < K; k0 += TILE) {
+    const int ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
+    As[threadIdx.y][threadIdx.x] = (row < M && ka < K) ? A[row * K + ka] : 0.0f;
+    Bs[threadIdx.y][threadIdx.x] = (kb < K && col < N) ? B[kb * N + col] : 0.0f;
+    if (missing != kNoBarrierAfterLoad) __syncthreads();  // read-after-write hazard without it
+    for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    if (missing != kNoBarrierAfterCompute) __syncthreads();  // write-after-read hazard without it
+  }
+  if (row < M && col < N) C[row * N + col] = acc;
+}
+
+template <Barrier missing>
+void launch_racy(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t s) {
+  const dim3 block(16, 16), grid(ceil_div(N, 16), ceil_div(M, 16));
+  racy_tiled_kernel<missing><<<grid, block, 0, s>>>(A, B, C, M, N, K);
+  GEMM_LAUNCH_CHECK();
+}
+
 }  // namespace
+
+std::vector<Variant> racy_variants() {
+  return {
+      {"no_barrier_after_load", launch_racy<kNoBarrierAfterLoad>, nullptr,
+       "reads the tile before every thread has written it"},
+      {"no_barrier_after_compute", launch_racy<kNoBarrierAfterCompute>, nullptr,
+       "overwrites the tile while other threads still read it"},
+  };
+}
 
 std::vector<Variant> variants() {
   return {

@@ -131,6 +131,23 @@ TEST_CASE("the verifier rejects deliberately broken kernels", "[broken]") {
     }
 }
 
+// Not a correctness test: it only runs the racy kernels, so that
+//   compute-sanitizer --tool racecheck gpu_tests "[race-demo]"
+// can show (and ctest -L sanitize can check) that racecheck reports each missing barrier.
+// The environment variable GEMM_RACE_DEMO picks one kernel by name.
+TEST_CASE("race demo: tiled kernels with a missing __syncthreads()", "[race-demo]") {
+  Cases cases;
+  const char* only = std::getenv("GEMM_RACE_DEMO");
+  int ran = 0;
+  for (const auto& v : gemm::broken::racy_variants()) {
+    if (only && v.name != only) continue;
+    const gemm::VerifyResult r = run_and_verify(v, {64, 64, 64}, cases);
+    std::printf("%s at 64x64x64: %s\n", v.name.c_str(), r.describe().c_str());
+    ++ran;
+  }
+  REQUIRE(ran > 0);
+}
+
 int main(int argc, char** argv) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
