@@ -40,6 +40,8 @@ std::vector<Shape> test_shapes() {
       {1000, 999, 1001},  // non-square, about 1000: crosses every tile size in the repository
       {2, 3, 4096},       // deep K, tiny output
       {33, 1, 1000},      // a single column
+      {68, 44, 36},       // N and K multiples of 4 but not of any tile: 128-bit paths with edges
+      {130, 132, 260},
   };
   if (const char* extra = std::getenv("GEMM_EXTRA_SHAPES")) {
     std::stringstream ss(extra);

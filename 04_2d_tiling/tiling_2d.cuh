@@ -1,0 +1,46 @@
+// Chapter 04: 2D thread tiles. Host-includable: declares the launchers only.
+#pragma once
+
+#include <vector>
+
+#include "common/gemm.cuh"
+
+namespace gemm::tiling_2d {
+
+// tiling_2d.cu: each thread computes an 8 x 8 block of C, with outer products from registers.
+// Scalar loads; the baseline of the chapter.
+void launch_basic(const float* A, const float* B, float* C, int M, int N, int K,
+                  cudaStream_t stream);
+// + 16-byte (float4) global loads and stores when the pointers and N, K allow it.
+void launch_vec4(const float* A, const float* B, float* C, int M, int N, int K,
+                 cudaStream_t stream);
+// + A stored transposed in shared memory, so both fragments are read with 16-byte loads.
+void launch_transposed_a(const float* A, const float* B, float* C, int M, int N, int K,
+                         cudaStream_t stream);
+
+// warp_tiling.cu:
+// + each warp owns a 32 x 64 patch of the block tile; conflict-free fragment reads.
+void launch_warp(const float* A, const float* B, float* C, int M, int N, int K,
+                 cudaStream_t stream);
+// + two shared-memory stages: the next tile's loads overlap the math; one barrier per K step.
+void launch_double_buffer(const float* A, const float* B, float* C, int M, int N, int K,
+                          cudaStream_t stream);
+
+// The fastest expected first (the chapter's headline), then the refinements in order.
+std::vector<Variant> variants();
+
+// Prints, for every compiled kernel of the chapter: registers per thread, local memory per thread
+// (spills), static shared memory per block and resident blocks per SM on the current GPU.
+void print_resources();
+
+// For print_resources(): one compiled kernel and its block size. A launcher with a 16-byte fast
+// path has two kernels behind it (float4 and scalar); each .cu file lists its own.
+struct KernelInfo {
+  const char* name;
+  const void* kernel;
+  int threads;
+};
+std::vector<KernelInfo> thread_tiling_kernels();  // tiling_2d.cu
+std::vector<KernelInfo> warp_tiling_kernels();    // warp_tiling.cu
+
+}  // namespace gemm::tiling_2d

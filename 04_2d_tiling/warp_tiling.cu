@@ -1,0 +1,268 @@
+// =================================================================================================
+// Chapter 04 - 2D thread tiling, part 2: warp tiling and double buffering.
+//
+// The idea: kernels 1-3 (tiling_2d.cu) give each thread a dense 8 x 8 block of C, and lay the 256
+// threads out as a 16 x 16 grid. A warp (32 consecutive threads) is then 2 x 16 threads, a 16 x 128
+// patch of C, and its 16 float4 reads of B per k land on only 16 of the 32 banks. Here the block
+// tile is first cut into warp tiles, and each lane's 8 x 8 outputs are spread over the warp tile
+// as 2 x 2 sub-blocks of 4 x 4, so that every shared-memory read of a warp covers contiguous
+// bytes: one wavefront per LDS.128. Then double buffering overlaps the next tile's global loads
+// with this tile's math and needs one barrier per K step instead of two.
+//
+// What changed since tiling_2d_transposed_a: the thread -> output map (the warp tile; kernel 4
+// also takes BK = 16), then two shared-memory stages (kernel 5, back at BK = 8 to stay within 128
+// registers; see the launchers). The loads, the transposed As and the epilogue are the same
+// helpers (tile_helpers.cuh).
+// Work per thread: 64 outputs, K * 64 FMAs. Per block (256 threads): a 128 x 128 tile of C.
+// Global loads per FMA: (BM + BN) / (BM * BN) = 1/64 of a float, as before. Shared loads per FMA:
+// 4 LDS.128 per 64 FMAs; per warp and k, 32 + 64 = 96 floats of A and B for 2048 FMAs (kernel 3:
+// 16 + 128 = 144).
+//
+// Preconditions: none. Any M, N, K >= 1 and any pointers (float4 only when the launcher allows).
+// Build and run:  cmake --build build --target 04_2d_tiling
+//                 ./build/bin/04_2d_tiling --variant tiling_2d_double_buffer
+// Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).
+// =================================================================================================
+#include "04_2d_tiling/tiling_2d.cuh"
+
+#include "04_2d_tiling/tile_helpers.cuh"
+#include "common/cuda_check.cuh"
+
+namespace gemm::tiling_2d {
+
+// -------------------------------------------------------------------------------------------------
+// The warp tile: which outputs a thread owns. With the launcher's sizes (BM = BN = 128, WM = 32,
+// WN = 64, TM = TN = 8):
+//
+//   block tile 128 x 128  =  4 x 2 warps, warp (wm, wn) = (warp / 2, warp % 2) owns the 32 x 64
+//                            patch starting at row wm * 32, column wn * 64;
+//   warp tile   32 x 64   =  2 x 2 sub-tiles of 16 x 32, each covered by all 32 lanes as a 4 x 8
+//                            grid: lane (lm, ln) = (lane / 8, lane % 8) owns 4 x 4 outputs in each;
+//   lane                  =  rows    wm*32 + {0, 16} + lm*4 + 0..3   (TM = 8)
+//                            columns wn*64 + {0, 32} + ln*4 + 0..3   (TN = 8)
+//
+// Shared-memory reads per k (a warp, one LDS.128 each):
+//   As[k][wm*32 + s*16 + lm*4 .. +3]: 4 float4s, 64 contiguous bytes, each broadcast to 8 lanes;
+//   Bs[k][wn*64 + s*32 + ln*4 .. +3]: 8 float4s, 128 contiguous bytes, each broadcast to 4 lanes.
+// Contiguous, so different banks: one wavefront each. A dense 8 x 8 per lane (ln*8) would put
+// the 8 float4s of B 32 bytes apart, on banks 0-3, 8-11, 16-19, 24-27 twice over: two wavefronts.
+// -------------------------------------------------------------------------------------------------
+template <int BM, int BN, int WM, int WN, int TM, int TN>
+struct WarpTile {
+  static constexpr int kWarpsM = BM / WM;                             // 4
+  static constexpr int kWarpsN = BN / WN;                             // 2
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;             // 256
+  static constexpr int kStrideM = WM / (TM / 4);                      // 16: between sub-blocks
+  static constexpr int kStrideN = WN / (TN / 4);                      // 32
+  static constexpr int kLanesN = kStrideN / 4;                        // 8 lanes across a sub-tile
+  static constexpr int kLanesM = kStrideM / 4;                        // 4 lanes down
+  static_assert(BM % WM == 0 && BN % WN == 0, "WM must divide BM and WN must divide BN");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "TM and TN must be multiples of 4 (4 x 4 sub-blocks)");
+  static_assert(WM % (TM / 4) == 0 && WN % (TN / 4) == 0 && kStrideM % 4 == 0 &&
+                    kStrideN % 4 == 0,
+                "the TM/4 x TN/4 sub-tiles of a warp tile must be whole 4 x 4 sub-blocks");
+  static_assert(kLanesM * kLanesN == 32,
+                "(WM / (TM/4) / 4) x (WN / (TN/4) / 4) lanes must make exactly one warp");
+
+  // This thread's first row and column in the block tile; the others are + kStride*, + 0..3.
+  __device__ static int row0() {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return (warp / kWarpsN) * WM + (lane / kLanesN) * 4;  // KEY: warp row, then lane row
+  }
+  __device__ static int col0() {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return (warp % kWarpsN) * WN + (lane % kLanesN) * 4;  // KEY: warp column, then lane column
+  }
+};
+
+// One BK-deep step on the tiles in shared memory: per k, TM/4 + TN/4 = 4 LDS.128, then the
+// TM x TN outer product. Shared by kernels 4 and 5.
+template <class Warp, int BK, int LDA, int LDB, int TM, int TN>
+__device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
+                                               const float (&Bs)[BK][LDB], int row0, int col0,
+                                               float (&acc)[TM][TN]) {
+#pragma unroll
+  for (int k = 0; k < BK; ++k) {
+    float a[TM];  // [TM]  rows row0 + {0, 16} + 0..3
+    float b[TN];  // [TN]  columns col0 + {0, 32} + 0..3
+#pragma unroll
+    for (int s = 0; s < TM / 4; ++s) put4(a, 4 * s, lds128(&As[k][row0 + s * Warp::kStrideM]));
+#pragma unroll
+    for (int s = 0; s < TN / 4; ++s) put4(b, 4 * s, lds128(&Bs[k][col0 + s * Warp::kStrideN]));
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];  // KEY: the outer product
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// 4. tiling_2d_warp. Changed from kernel 3: the thread -> output map (WarpTile above) and BK = 16
+// (half as many barriers per K). Loads and stores to shared memory are as in kernel 3.
+// -------------------------------------------------------------------------------------------------
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int PAD, bool VEC>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), kMinBlocksPerSm)
+    tiling_2d_warp_kernel(const float* __restrict__ A, const float* __restrict__ B,
+                          float* __restrict__ C, int M, int N, int K) {
+  using Warp = WarpTile<BM, BN, WM, WN, TM, TN>;
+  using AMap = ATileMap<BM, BK, Warp::kThreads>;
+  using BMap = BTileMap<BK, BN, Warp::kThreads>;
+  static_assert(PAD % 4 == 0, "PAD must keep rows of As whole float4s (16-byte aligned reads)");
+
+  __shared__ __align__(16) float As[BK][BM + PAD];  // [BK][BM + PAD]  transposed, as in kernel 3
+  __shared__ __align__(16) float Bs[BK][BN];        // [BK][BN]
+
+  const int row0 = Warp::row0();
+  const int col0 = Warp::col0();
+  const int block_row = blockIdx.y * BM;
+  const int block_col = blockIdx.x * BN;
+
+  float acc[TM][TN] = {};  // [TM][TN]  as 2 x 2 sub-blocks of 4 x 4, 16 rows / 32 columns apart
+
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    float4 a_chunks[AMap::kPerThread];  // [BM*BK/4/THREADS] = [2]
+    float4 b_chunks[BMap::kPerThread];  // [BK*BN/4/THREADS] = [2]
+    load_tile<AMap, VEC>(A, M, K, block_row, k0, a_chunks);
+    load_tile<BMap, VEC>(B, K, N, k0, block_col, b_chunks);
+    store_tile_transposed<AMap>(a_chunks, As);
+    store_tile<BMap>(b_chunks, Bs);
+    __syncthreads();
+    warp_tile_step<Warp>(As, Bs, row0, col0, acc);  // KEY: conflict-free fragment reads
+    __syncthreads();
+  }
+  // A warp's float4 stores: 4 rows x 8 lanes x 16 bytes, whole 128-byte rows of C.
+  store_acc<VEC, Warp::kStrideM, Warp::kStrideN>(C, M, N, block_row + row0, block_col + col0,
+                                                  acc);
+}
+
+// -------------------------------------------------------------------------------------------------
+// 5. tiling_2d_double_buffer. Changed from kernel 4: two shared-memory stages.
+//
+//   prologue:  tile 0 -> registers -> stage 0; barrier
+//   step t:    issue the global loads of tile t+1 into registers     (they fly during the math)
+//              compute on stage t % 2
+//              store the registers into stage (t+1) % 2
+//              barrier
+//
+// Kernel 4 needs two barriers per step: one after the store (no thread may read the tile before
+// all of it is written) and one after the math (no thread may overwrite the tile while another
+// still reads it). Here the store goes to the *other* stage, which nobody reads during step t,
+// so only one barrier is left. It still guards both hazards, one step apart:
+//   - read after write: stage (t+1) % 2 is written in step t and read in step t+1; the barrier
+//     at the end of step t keeps a fast thread from reading it before a slow one has written it;
+//   - write after read: stage (t+1) % 2 was last read in step t-1; the barrier at the end of step
+//     t-1 keeps a fast thread from overwriting it in step t while a slow one still computes on it.
+// Remove it and racecheck reports both.
+// The price: twice the shared memory, and registers for the tile in flight (BM*BK/4/THREADS +
+// BK*BN/4/THREADS float4s: 8 registers at BK = 8, 16 at BK = 16).
+// -------------------------------------------------------------------------------------------------
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int PAD, bool VEC>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), kMinBlocksPerSm)
+    tiling_2d_double_buffer_kernel(const float* __restrict__ A, const float* __restrict__ B,
+                                   float* __restrict__ C, int M, int N, int K) {
+  using Warp = WarpTile<BM, BN, WM, WN, TM, TN>;
+  using AMap = ATileMap<BM, BK, Warp::kThreads>;
+  using BMap = BTileMap<BK, BN, Warp::kThreads>;
+  static_assert(PAD % 4 == 0, "PAD must keep rows of As whole float4s (16-byte aligned reads)");
+
+  __shared__ __align__(16) float As[2][BK][BM + PAD];  // [2][BK][BM + PAD]  KEY: two stages
+  __shared__ __align__(16) float Bs[2][BK][BN];        // [2][BK][BN]
+
+  const int row0 = Warp::row0();
+  const int col0 = Warp::col0();
+  const int block_row = blockIdx.y * BM;
+  const int block_col = blockIdx.x * BN;
+  const int tiles = (K + BK - 1) / BK;  // K steps, the last one zero-filled past K
+
+  float acc[TM][TN] = {};             // [TM][TN]
+  float4 a_chunks[AMap::kPerThread];  // [BM*BK/4/THREADS]  the next A tile, in flight
+  float4 b_chunks[BMap::kPerThread];  // [BK*BN/4/THREADS]  the next B tile, in flight
+
+  load_tile<AMap, VEC>(A, M, K, block_row, 0, a_chunks);
+  load_tile<BMap, VEC>(B, K, N, 0, block_col, b_chunks);
+  store_tile_transposed<AMap>(a_chunks, As[0]);
+  store_tile<BMap>(b_chunks, Bs[0]);
+  __syncthreads();
+
+  for (int t = 0; t < tiles; ++t) {
+    const int stage = t % 2;
+    const bool has_next = t + 1 < tiles;  // the same for every thread: no divergent barrier
+    if (has_next) {
+      // KEY: issued now, consumed after the math: their latency hides behind BK * 64 FMAs.
+      load_tile<AMap, VEC>(A, M, K, block_row, (t + 1) * BK, a_chunks);
+      load_tile<BMap, VEC>(B, K, N, (t + 1) * BK, block_col, b_chunks);
+    }
+    warp_tile_step<Warp>(As[stage], Bs[stage], row0, col0, acc);
+    if (has_next) {
+      store_tile_transposed<AMap>(a_chunks, As[stage ^ 1]);
+      store_tile<BMap>(b_chunks, Bs[stage ^ 1]);
+    }
+    __syncthreads();  // KEY: the one barrier per K step (see the comment above the kernel)
+  }
+  store_acc<VEC, Warp::kStrideM, Warp::kStrideN>(C, M, N, block_row + row0, block_col + col0,
+                                                  acc);
+}
+
+// -------------------------------------------------------------------------------------------------
+// Launchers: the tile sizes are chosen here, and only here.
+// -------------------------------------------------------------------------------------------------
+namespace {
+constexpr int kBM = 128, kBN = 128;  // block tile
+constexpr int kWM = 32, kWN = 64;    // warp tile: 4 x 2 warps
+constexpr int kTM = 8, kTN = 8;      // thread tile: 2 x 2 sub-blocks of 4 x 4
+constexpr int kPad = 4;              // transposed As: conflict-free stores
+// BK: kernel 4 takes 16 (its two barriers come once per 16 k instead of per 8). Kernel 5 keeps a
+// tile in flight in registers: at BK = 16 that is four float4s, and ptxas (nvcc 13.0, sm_90) wants
+// 147 registers, one block per SM; held to 128 it spills. At BK = 8 it is two float4s and fits in
+// 128: two blocks per SM, and one barrier per 8 k, as many as kernel 4 has at BK = 16.
+constexpr int kBKWarp = 16;
+constexpr int kBKDouble = 8;
+constexpr int kThreads = WarpTile<kBM, kBN, kWM, kWN, kTM, kTN>::kThreads;
+
+dim3 grid_for(int M, int N) { return dim3(ceil_div(N, kBN), ceil_div(M, kBM)); }  // x: columns
+}  // namespace
+
+void launch_warp(const float* A, const float* B, float* C, int M, int N, int K,
+                 cudaStream_t stream) {
+  if (float4_ok(A, B, C, N, K))
+    tiling_2d_warp_kernel<kBM, kBN, kBKWarp, kWM, kWN, kTM, kTN, kPad, true>
+        <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K);
+  else
+    tiling_2d_warp_kernel<kBM, kBN, kBKWarp, kWM, kWN, kTM, kTN, kPad, false>
+        <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K);
+  GEMM_LAUNCH_CHECK();
+}
+
+void launch_double_buffer(const float* A, const float* B, float* C, int M, int N, int K,
+                          cudaStream_t stream) {
+  if (float4_ok(A, B, C, N, K))
+    tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, true>
+        <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K);
+  else
+    tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, false>
+        <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K);
+  GEMM_LAUNCH_CHECK();
+}
+
+std::vector<KernelInfo> warp_tiling_kernels() {
+  return {
+      {"tiling_2d_warp",
+       reinterpret_cast<const void*>(
+           tiling_2d_warp_kernel<kBM, kBN, kBKWarp, kWM, kWN, kTM, kTN, kPad, true>),
+       kThreads},
+      {"tiling_2d_warp (scalar fallback)",
+       reinterpret_cast<const void*>(
+           tiling_2d_warp_kernel<kBM, kBN, kBKWarp, kWM, kWN, kTM, kTN, kPad, false>),
+       kThreads},
+      {"tiling_2d_double_buffer",
+       reinterpret_cast<const void*>(
+           tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, true>),
+       kThreads},
+      {"tiling_2d_double_buffer (scalar fallback)",
+       reinterpret_cast<const void*>(
+           tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, false>),
+       kThreads},
+  };
+}
+
+}  // namespace gemm::tiling_2d
