@@ -14,9 +14,9 @@
 
 namespace gemm::tiling_2d {
 
-// Every kernel of the chapter is declared __launch_bounds__(threads, kMinBlocksPerSm): it asks
-// ptxas to fit two blocks of 256 threads on an SM, i.e. at most 65536 / 512 = 128 registers per
-// thread. If the kernel needed more, ptxas would spill to local memory instead: check the
+// Kernels 1-4 are declared __launch_bounds__(threads, kMinBlocksPerSm) (kernel 5 chooses 1): it
+// asks ptxas to fit two blocks of 256 threads on an SM, i.e. at most 65536 / 512 = 128 registers
+// per thread. If the kernel needed more, ptxas would spill to local memory instead: check the
 // "spill stores" of -Xptxas -v (README.md, "Registers").
 constexpr int kMinBlocksPerSm = 2;
 

@@ -10,8 +10,8 @@
 // with this tile's math and needs one barrier per K step instead of two.
 //
 // What changed since tiling_2d_transposed_a: the thread -> output map (the warp tile; kernel 4
-// also takes BK = 16), then two shared-memory stages (kernel 5, back at BK = 8 to stay within 128
-// registers; see the launchers). The loads, the transposed As and the epilogue are the same
+// also takes BK = 16), then two shared-memory stages (kernel 5, which gives up its second block
+// per SM for them; see its comment). The loads, the transposed As and the epilogue are the same
 // helpers (tile_helpers.cuh).
 // Work per thread: 64 outputs, K * 64 FMAs. Per block (256 threads): a 128 x 128 tile of C.
 // Global loads per FMA: (BM + BN) / (BM * BN) = 1/64 of a float, as before. Shared loads per FMA:
@@ -154,10 +154,19 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), kMinBlocksPerSm)
 //     t-1 keeps a fast thread from overwriting it in step t while a slow one still computes on it.
 // Remove it and racecheck reports both.
 // The price: twice the shared memory, and registers for the tile in flight (BM*BK/4/THREADS +
-// BK*BN/4/THREADS float4s: 8 registers at BK = 8, 16 at BK = 16).
+// BK*BN/4/THREADS float4s: 16 registers at BK = 16).
+//
+// Occupancy traded for work in flight: at BK = 16 this kernel needs about 160 registers per thread
+// (nvcc 13.0, sm_90), so only one block of 256 threads fits on an SM (65536 / 256 = 256 registers
+// each at most), 8 warps instead of kernel 4's 16. We let it: __launch_bounds__(256, 1) instead of
+// kernel 4's (256, 2). Forcing two blocks caps it at 128 registers and it spills; staying at
+// BK = 8 fits two blocks but pays a barrier every 8 k. Measured on the H200 at 4096^3 (one run of
+// each; README.md has the committed table): BK = 16 with one block per SM was about 6% faster than
+// BK = 8 with two, and than BK = 16 forced to two. Fewer warps are enough when each has 16 k steps
+// of independent FMAs and the next tile's loads in flight.
 // -------------------------------------------------------------------------------------------------
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int PAD, bool VEC>
-__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), kMinBlocksPerSm)
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), 1)  // KEY: 1 block/SM (see below)
     tiling_2d_double_buffer_kernel(const float* __restrict__ A, const float* __restrict__ B,
                                    float* __restrict__ C, int M, int N, int K) {
   using Warp = WarpTile<BM, BN, WM, WN, TM, TN>;
@@ -211,12 +220,10 @@ constexpr int kBM = 128, kBN = 128;  // block tile
 constexpr int kWM = 32, kWN = 64;    // warp tile: 4 x 2 warps
 constexpr int kTM = 8, kTN = 8;      // thread tile: 2 x 2 sub-blocks of 4 x 4
 constexpr int kPad = 4;              // transposed As: conflict-free stores
-// BK: kernel 4 takes 16 (its two barriers come once per 16 k instead of per 8). Kernel 5 keeps a
-// tile in flight in registers: at BK = 16 that is four float4s, and ptxas (nvcc 13.0, sm_90) wants
-// 147 registers, one block per SM; held to 128 it spills. At BK = 8 it is two float4s and fits in
-// 128: two blocks per SM, and one barrier per 8 k, as many as kernel 4 has at BK = 16.
+// BK: kernel 4 takes 16 (its two barriers come once per 16 k instead of per 8). Kernel 5 also
+// takes 16 and, with a tile in flight in registers, one block per SM (see its comment).
 constexpr int kBKWarp = 16;
-constexpr int kBKDouble = 8;
+constexpr int kBKDouble = 16;
 constexpr int kThreads = WarpTile<kBM, kBN, kWM, kWN, kTM, kTN>::kThreads;
 
 dim3 grid_for(int M, int N) { return dim3(ceil_div(N, kBN), ceil_div(M, kBM)); }  // x: columns
