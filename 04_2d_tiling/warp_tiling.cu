@@ -158,15 +158,20 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), kMinBlocksPerSm)
 //
 // Occupancy traded for work in flight: at BK = 16 this kernel needs about 160 registers per thread
 // (nvcc 13.0, sm_90), so only one block of 256 threads fits on an SM (65536 / 256 = 256 registers
-// each at most), 8 warps instead of kernel 4's 16. We let it: __launch_bounds__(256, 1) instead of
-// kernel 4's (256, 2). Forcing two blocks caps it at 128 registers and it spills; staying at
-// BK = 8 fits two blocks but pays a barrier every 8 k. Measured on the H200 at 4096^3 (one run of
-// each; README.md has the committed table): BK = 16 with one block per SM was about 6% faster than
-// BK = 8 with two, and than BK = 16 forced to two. Fewer warps are enough when each has 16 k steps
-// of independent FMAs and the next tile's loads in flight.
+// each at most), 8 warps instead of kernel 4's 16. The float4 path lets it: MIN_BLOCKS = 1 in
+// __launch_bounds__, where kernel 4 has 2. Forcing two blocks caps it at 128 registers and it
+// spills; BK = 8 fits two blocks but pays a barrier every 8 k. Measured on the H200 at 4096^3 (one
+// run of each): BK = 16 with one block per SM was about 6% faster than BK = 8 with two, and than
+// BK = 16 forced to two. Fewer warps suffice when each has 16 k steps of independent FMAs and 4
+// float4 loads in flight.
+// The scalar fallback (odd N or K, unaligned pointers) is different: it issues 16 separate guarded
+// 4-byte loads per tile instead of 4 float4s, and 8 warps cannot hide them. With the float4 path's
+// sizes it ran at 4093^3 at 73% of the float4 path's 4096^3 speed; with BK = 8 and two blocks per
+// SM (16 warps), at 98% of its own float4 twin's. So each path gets its own sizes (launchers).
 // -------------------------------------------------------------------------------------------------
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int PAD, bool VEC>
-__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), 1)  // KEY: 1 block/SM (see below)
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int PAD, bool VEC,
+          int MIN_BLOCKS>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)  // KEY: see below
     tiling_2d_double_buffer_kernel(const float* __restrict__ A, const float* __restrict__ B,
                                    float* __restrict__ C, int M, int N, int K) {
   using Warp = WarpTile<BM, BN, WM, WN, TM, TN>;
@@ -221,9 +226,11 @@ constexpr int kWM = 32, kWN = 64;    // warp tile: 4 x 2 warps
 constexpr int kTM = 8, kTN = 8;      // thread tile: 2 x 2 sub-blocks of 4 x 4
 constexpr int kPad = 4;              // transposed As: conflict-free stores
 // BK: kernel 4 takes 16 (its two barriers come once per 16 k instead of per 8). Kernel 5 also
-// takes 16 and, with a tile in flight in registers, one block per SM (see its comment).
+// takes 16 and, with a tile in flight in registers, one block per SM; its scalar fallback takes 8
+// and two blocks per SM (see its comment).
 constexpr int kBKWarp = 16;
 constexpr int kBKDouble = 16;
+constexpr int kBKDoubleScalar = 8;
 constexpr int kThreads = WarpTile<kBM, kBN, kWM, kWN, kTM, kTN>::kThreads;
 
 dim3 grid_for(int M, int N) { return dim3(ceil_div(N, kBN), ceil_div(M, kBM)); }  // x: columns
@@ -243,10 +250,11 @@ void launch_warp(const float* A, const float* B, float* C, int M, int N, int K,
 void launch_double_buffer(const float* A, const float* B, float* C, int M, int N, int K,
                           cudaStream_t stream) {
   if (float4_ok(A, B, C, N, K))
-    tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, true>
+    tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, true, 1>
         <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K);
   else
-    tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, false>
+    tiling_2d_double_buffer_kernel<kBM, kBN, kBKDoubleScalar, kWM, kWN, kTM, kTN, kPad, false,
+                                   kMinBlocksPerSm>
         <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K);
   GEMM_LAUNCH_CHECK();
 }
@@ -263,11 +271,12 @@ std::vector<KernelInfo> warp_tiling_kernels() {
        kThreads},
       {"tiling_2d_double_buffer",
        reinterpret_cast<const void*>(
-           tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, true>),
+           tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, true, 1>),
        kThreads},
       {"tiling_2d_double_buffer (scalar fallback)",
        reinterpret_cast<const void*>(
-           tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, false>),
+           tiling_2d_double_buffer_kernel<kBM, kBN, kBKDoubleScalar, kWM, kWN, kTM, kTN, kPad,
+                                          false, kMinBlocksPerSm>),
        kThreads},
   };
 }
