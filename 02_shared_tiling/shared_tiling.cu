@@ -32,6 +32,7 @@
 #include <cstdio>
 
 #include "common/cuda_check.cuh"
+#include "common/device_info.cuh"
 
 namespace gemm::shared_tiling {
 
@@ -156,38 +157,14 @@ std::vector<Variant> variants() {
 
 // --- Occupancy: how many blocks of each tile size fit on one SM of this GPU ----------------------
 
-namespace {
-
-template <typename Kernel>
-void print_occupancy_line(const char* name, Kernel kernel, int tile, size_t dynamic_smem,
-                          int max_threads_per_sm) {
-  const int threads = tile * tile;
-  int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_smem));
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-  const size_t smem = attr.sharedSizeBytes + dynamic_smem;
-  std::printf(
-      "  %-22s %2d x %-2d tile: %4d threads/block, %5zu B shared/block, %2d blocks/SM, "
-      "%2d warps/SM, occupancy %3.0f%%\n",
-      name, tile, tile, threads, smem, blocks, blocks * threads / 32,
-      100.0 * blocks * threads / max_threads_per_sm);
-}
-
-}  // namespace
-
 void print_occupancy() {
-  int device = 0, max_threads_per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(
-      cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  std::printf("occupancy (CUDA occupancy API; %d threads per SM at most on this GPU):\n",
-              max_threads_per_sm);
-  print_occupancy_line("shared_tiling_32", shared_tiling_kernel<32>, 32, 0, max_threads_per_sm);
-  print_occupancy_line("shared_tiling_16", shared_tiling_kernel<16>, 16, 0, max_threads_per_sm);
-  print_occupancy_line("shared_tiling_8", shared_tiling_kernel<8>, 8, 0, max_threads_per_sm);
-  print_occupancy_line("shared_tiling_dynamic", shared_tiling_dynamic_kernel, kDynamicTile,
-                       kDynamicSmemBytes, max_threads_per_sm);
+  print_kernel_resources({
+      {"shared_tiling_32", reinterpret_cast<const void*>(shared_tiling_kernel<32>), 32 * 32},
+      {"shared_tiling_16", reinterpret_cast<const void*>(shared_tiling_kernel<16>), 16 * 16},
+      {"shared_tiling_8", reinterpret_cast<const void*>(shared_tiling_kernel<8>), 8 * 8},
+      {"shared_tiling_dynamic", reinterpret_cast<const void*>(shared_tiling_dynamic_kernel),
+       kDynamicTile * kDynamicTile, kDynamicSmemBytes},
+  });
 }
 
 }  // namespace gemm::shared_tiling

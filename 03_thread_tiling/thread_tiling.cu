@@ -31,6 +31,7 @@
 #include <cstdio>
 
 #include "common/cuda_check.cuh"
+#include "common/device_info.cuh"
 
 namespace gemm::thread_tiling {
 
@@ -157,37 +158,14 @@ std::vector<Variant> variants() {
 
 // --- Resources: what each variant costs per thread and per block, and what fits on one SM -------
 
-namespace {
-
 template <int TM>
-void print_resource_line(const char* name, int max_threads_per_sm) {
-  using T = Tiles<TM>;
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, T::kernel));
-  int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, T::kernel, T::kThreads, 0));
-  // localSizeBytes is per-thread local memory: spilled registers, or arrays indexed at run time.
-  std::printf(
-      "  %-19s TM=%-2d BM=%-3d: %d threads/block, %3d registers/thread, %zu B local (spills), "
-      "%5zu B shared/block, %d blocks/SM, %2d warps/SM, occupancy %3.0f%%\n",
-      name, TM, T::BM, T::kThreads, attr.numRegs, attr.localSizeBytes, attr.sharedSizeBytes, blocks,
-      blocks * T::kThreads / 32, 100.0 * blocks * T::kThreads / max_threads_per_sm);
+KernelResources resources(const char* name) {
+  return {name, reinterpret_cast<const void*>(Tiles<TM>::kernel), Tiles<TM>::kThreads};
 }
 
-}  // namespace
-
 void print_resources() {
-  int device = 0, max_threads_per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(
-      cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  std::printf(
-      "resources (cudaFuncGetAttributes and the occupancy API; BN=%d BK=%d for all; %d "
-      "threads per SM at most):\n",
-      Tiles<8>::BN, Tiles<8>::BK, max_threads_per_sm);
-  print_resource_line<8>("thread_tiling_tm8", max_threads_per_sm);
-  print_resource_line<4>("thread_tiling_tm4", max_threads_per_sm);
-  print_resource_line<16>("thread_tiling_tm16", max_threads_per_sm);
+  print_kernel_resources({resources<8>("thread_tiling_tm8"), resources<4>("thread_tiling_tm4"),
+                          resources<16>("thread_tiling_tm16")});
 }
 
 }  // namespace gemm::thread_tiling

@@ -254,7 +254,7 @@ void launch_transposed_a(const float* A, const float* B, float* C, int M, int N,
   GEMM_LAUNCH_CHECK();
 }
 
-std::vector<KernelInfo> thread_tiling_kernels() {
+std::vector<KernelResources> thread_tiling_kernels() {
   return {
       {"tiling_2d_basic",
        reinterpret_cast<const void*>(tiling_2d_basic_kernel<kBM, kBN, kBK, kTM, kTN>), kThreads},
@@ -291,21 +291,9 @@ std::vector<Variant> variants() {
 }
 
 void print_resources() {
-  std::vector<KernelInfo> kernels = thread_tiling_kernels();
-  for (const KernelInfo& k : warp_tiling_kernels()) kernels.push_back(k);
-
-  std::printf("kernel resources on this GPU (cudaFuncGetAttributes, occupancy API):\n");
-  std::printf("  %-42s %7s %11s %11s %13s %10s\n", "kernel", "threads", "regs/thread",
-              "local B/thr", "static smem B", "blocks/SM");
-  for (const KernelInfo& k : kernels) {
-    cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, k.kernel));
-    int blocks = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.kernel, k.threads, 0));
-    std::printf("  %-42s %7d %11d %11zu %13zu %10d\n", k.name, k.threads, attr.numRegs,
-                attr.localSizeBytes, attr.sharedSizeBytes, blocks);
-  }
-  std::printf("  (local B/thr: local memory per thread; 0 means nothing spilled from registers)\n");
+  std::vector<KernelResources> kernels = thread_tiling_kernels();
+  for (const KernelResources& k : warp_tiling_kernels()) kernels.push_back(k);
+  print_kernel_resources(kernels);
 }
 
 }  // namespace gemm::tiling_2d

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "common/device_info.cuh"
 #include "common/gemm.cuh"
 
 namespace gemm::tiling_2d {
@@ -33,14 +34,9 @@ std::vector<Variant> variants();
 // (spills), static shared memory per block and resident blocks per SM on the current GPU.
 void print_resources();
 
-// For print_resources(): one compiled kernel and its block size. A launcher with a 16-byte fast
+// For print_resources(): every compiled kernel and its block size. A launcher with a 16-byte fast
 // path has two kernels behind it (float4 and scalar); each .cu file lists its own.
-struct KernelInfo {
-  const char* name;
-  const void* kernel;
-  int threads;
-};
-std::vector<KernelInfo> thread_tiling_kernels();  // tiling_2d.cu
-std::vector<KernelInfo> warp_tiling_kernels();    // warp_tiling.cu
+std::vector<KernelResources> thread_tiling_kernels();  // tiling_2d.cu
+std::vector<KernelResources> warp_tiling_kernels();    // warp_tiling.cu
 
 }  // namespace gemm::tiling_2d

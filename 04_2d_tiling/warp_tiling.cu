@@ -259,7 +259,7 @@ void launch_double_buffer(const float* A, const float* B, float* C, int M, int N
   GEMM_LAUNCH_CHECK();
 }
 
-std::vector<KernelInfo> warp_tiling_kernels() {
+std::vector<KernelResources> warp_tiling_kernels() {
   return {
       {"tiling_2d_warp",
        reinterpret_cast<const void*>(

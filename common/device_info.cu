@@ -81,4 +81,25 @@ void print_device_header(const DeviceInfo& d) {
               d.regs_per_sm, d.smem_per_sm / 1024, d.max_threads_per_sm);
 }
 
+void print_kernel_resources(const std::vector<KernelResources>& kernels) {
+  int device = 0, max_threads = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  std::printf("kernel resources on this GPU (cudaFuncGetAttributes and the occupancy API; at most "
+              "%d threads per SM):\n",
+              max_threads);
+  std::printf("  %-42s %7s %11s %14s %12s %9s %8s %9s\n", "kernel", "threads", "regs/thread",
+              "local B/thread", "smem B/block", "blocks/SM", "warps/SM", "occupancy");
+  for (const KernelResources& k : kernels) {
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, k.kernel));
+    int blocks = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.kernel, k.threads,
+                                                             k.dynamic_smem));
+    std::printf("  %-42s %7d %11d %14zu %12zu %9d %8d %8.0f%%\n", k.name.c_str(), k.threads,
+                attr.numRegs, attr.localSizeBytes, attr.sharedSizeBytes + k.dynamic_smem, blocks,
+                blocks * k.threads / 32, 100.0 * blocks * k.threads / max_threads);
+  }
+}
+
 }  // namespace gemm

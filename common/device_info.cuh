@@ -2,7 +2,9 @@
 // cudaDeviceProp fields, such as memoryClockRate; the attributes remain).
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "common/report.hpp"
 
@@ -34,6 +36,21 @@ struct DeviceInfo {
 bool query_device(DeviceInfo& info, std::string& why);
 
 void print_device_header(const DeviceInfo& info);
+
+// One compiled kernel, as the occupancy API sees it.
+struct KernelResources {
+  std::string name;         // what the table calls it (usually the variant's name)
+  const void* kernel;       // the __global__ function: reinterpret_cast<const void*>(my_kernel<..>)
+  int threads;              // threads per block it is launched with
+  size_t dynamic_smem = 0;  // dynamic shared memory per block given at launch, in bytes
+};
+
+// Prints one line per kernel: threads per block, registers per thread, local memory per thread
+// (0 means nothing spilled from registers and no array was demoted to local memory), shared memory
+// per block (static + dynamic), and what fits on one SM of the current GPU: resident blocks, warps
+// and the occupancy (resident threads / the SM's maximum). From cudaFuncGetAttributes and
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor. Chapters use it as their GpuChapter::describe.
+void print_kernel_resources(const std::vector<KernelResources>& kernels);
 
 std::string cuda_version_string(int version);  // 13000 -> "13.0"
 
