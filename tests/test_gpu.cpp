@@ -32,6 +32,10 @@ struct Shape {
 };
 
 std::uint64_t g_seed = 0;
+int g_cc = 0;  // compute capability of the GPU, major * 10 + minor
+
+// fp16 variants use tensor cores (WMMA), which need compute capability 7.0 or newer.
+bool can_run(const gemm::Variant& v) { return v.f32 != nullptr || g_cc >= 70; }
 
 std::vector<Shape> test_shapes() {
   std::vector<Shape> shapes = {
@@ -108,6 +112,7 @@ TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[v
     for (const auto& [chapter, variants] : chapters) {
       REQUIRE_FALSE(variants.empty());
       for (const auto& v : variants) {
+        if (!can_run(v)) continue;  // main() has already reported the skip
         const gemm::VerifyResult r = run_and_verify(v, s, cases);
         INFO(chapter << " / " << v.name << " at " << s.str() << ": " << r.describe());
         CHECK(r.passed());
@@ -155,6 +160,27 @@ int main(int argc, char** argv) {
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("No CUDA GPU is visible: skipping the GPU tests.\n");
     return 77;
+  }
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  g_cc = major * 10 + minor;
+  if (g_cc < 70) {
+    // A chapter whose every variant needs tensor cores is skipped as a whole on this GPU.
+    const char* only = std::getenv("GEMM_TEST_CHAPTER");
+    for (const auto& [chapter, variants] : all_gpu_chapters()) {
+      if (!only || chapter != only) continue;
+      bool any = false;
+      for (const auto& v : variants) any = any || can_run(v);
+      if (!any) {
+        std::printf("%s needs tensor cores (compute capability 7.0); this GPU has %d.%d: "
+                    "skipping.\n", only, major, minor);
+        return 77;
+      }
+    }
+    std::printf("This GPU (compute capability %d.%d) has no tensor cores: fp16 variants are "
+                "skipped.\n", major, minor);
   }
   const char* seed = std::getenv("GEMM_TEST_SEED");
   g_seed = seed ? std::strtoull(seed, nullptr, 10) : std::random_device{}();
