@@ -46,6 +46,8 @@ std::vector<Shape> test_shapes() {
       {33, 1, 1000},      // a single column
       {68, 44, 36},       // N and K multiples of 4 but not of any tile: 128-bit paths with edges
       {130, 132, 260},
+      {40, 56, 72},       // N, K multiples of 8, ragged tiles, a K tail: fast and edge paths mixed
+      {136, 264, 200},    // the same, with K long enough for pipelines to reuse their stages
   };
   if (const char* extra = std::getenv("GEMM_EXTRA_SHAPES")) {
     std::stringstream ss(extra);
