@@ -18,13 +18,18 @@
 // Work per warp and K step: 2 k16 slices x (4 + 4 ldmatrix.x4, 4 x 8 = 32 mma.sync.m16n8k16).
 // Shared memory: 4 stages of 24576 bytes = 98304 bytes (dynamic).
 //
-// Preconditions: none. As for wmma_cp_async: on sm_75, or when pointers, N or K do not allow
-// 16-byte copies, the launcher runs wmma_vec_loads instead.
+// Preconditions: none. On sm_75 the launcher runs wmma_vec_loads instead. When pointers, N or K do
+// not allow 16-byte copies (an odd K, say), the launcher first packs A and B into zero-padded,
+// aligned copies and runs the same kernel on them: unlike wmma_cp_async, which falls back to
+// kernel 3's scalar loads there, the headline keeps its speed at every size (README.md, Measured).
 // Build and run:  cmake --build build --target 06_warp_tiling
 //                 ./build/bin/06_warp_tiling --variant mma_sync_ptx
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).
 // =================================================================================================
 #include "06_warp_tiling/warp_tiling.cuh"
+
+#include <algorithm>
+#include <cstdint>
 
 #include "06_warp_tiling/mma_ptx.cuh"
 #include "06_warp_tiling/tile_helpers.cuh"
@@ -35,12 +40,43 @@ namespace gemm::warp_tiling {
 // The three PTX instructions (ldmatrix, ldmatrix.trans, mma.sync.m16n8k16) and the fragment
 // layouts they produce are in mma_ptx.cuh: read it first.
 
-// Stores C[row][col], C[row][col + 1], skipping what falls outside. The float2 store needs an
-// 8-byte aligned address: this kernel runs only when C is 16-byte aligned and N % 8 == 0, and col
-// is even, so row * N + col is even. Then col < N also means col + 1 < N.
+// Stores C[row][col], C[row][col + 1], skipping what falls outside. With VEC2, one float2 store:
+// it needs an 8-byte aligned address, which the launcher guarantees by choosing VEC2 only when C is
+// 8-byte aligned and N is even (col is even, so row * N + col is even; and col < N then also means
+// col + 1 < N). Otherwise two guarded 4-byte stores.
+template <bool VEC2>
 __device__ __forceinline__ void store2_guarded(float* __restrict__ C, int M, int N, int row,
                                                int col, float x, float y) {
-  if (row < M && col < N) *reinterpret_cast<float2*>(&C[row * N + col]) = make_float2(x, y);
+  if (row >= M) return;
+  if (VEC2) {
+    if (col < N) *reinterpret_cast<float2*>(&C[row * N + col]) = make_float2(x, y);
+  } else {
+    if (col < N) C[row * N + col] = x;
+    if (col + 1 < N) C[row * N + col + 1] = y;
+  }
+}
+
+// Packing, for shapes the 16-byte copies cannot read directly (K or N not a multiple of 8, or
+// unaligned A or B): copy rows x cols of src into a zero-padded dst of rows_p x cols_p, whose rows
+// (cols_p halves, a multiple of 8) start at 16-byte boundaries. Each thread writes one 16-byte
+// chunk of dst; its 8 source halves are read one by one (src rows may start anywhere). A pass over
+// A and B costs reading and writing them once, a few percent of the GEMM at large sizes; libraries
+// do the same ("packing") for the same reason.
+__global__ void pack_padded_kernel(const __half* __restrict__ src, int rows, int cols,
+                                   __half* __restrict__ dst, int rows_p, int cols_p) {
+  const long long chunks = static_cast<long long>(rows_p) * (cols_p / 8);
+  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < chunks;
+       c += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int r = static_cast<int>(c / (cols_p / 8));
+    const int c0 = static_cast<int>(c % (cols_p / 8)) * 8;
+    alignas(16) __half v[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      v[i] = (r < rows && c0 + i < cols) ? src[static_cast<long long>(r) * cols + c0 + i]
+                                         : __float2half(0.0f);
+    *reinterpret_cast<uint4*>(&dst[static_cast<long long>(r) * cols_p + c0]) =
+        *reinterpret_cast<const uint4*>(v);
+  }
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -57,10 +93,12 @@ __device__ __forceinline__ void store2_guarded(float* __restrict__ C, int M, int
 // Each group of 8 lanes reads 8 consecutive rows at the same logical chunk: the swizzle puts them
 // in 8 different 16-byte bank groups, one wavefront per matrix (tile_helpers.cuh, Swizzle).
 // -------------------------------------------------------------------------------------------------
-template <int BM, int BN, int BK, int WM, int WN, int STAGES>
+// K is the row length of A and the row count of B; B's rows are ldb halves long (ldb >= N, the
+// columns past N zero); C is M x N. Unpacked, ldb = N; packed, K and ldb are rounded up to 8.
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool C_VEC2>
 __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
     mma_sync_ptx_kernel(const __half* __restrict__ A, const __half* __restrict__ B,
-                        float* __restrict__ C, int M, int N, int K) {
+                        float* __restrict__ C, int M, int N, int K, int ldb) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using Warps = WarpGrid<BM, BN, WM, WN>;
   constexpr int MT = WM / 16;  // m16 tiles per warp tile: 4
@@ -94,7 +132,7 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 
   // Kernel 4's pipeline; only the layout the copies write differs (swizzled, not padded).
   const TileCopier<AMap, ALayout, BK, true> a_copy(A, M, K, block_row, 0);
-  const TileCopier<BMap, BLayout, BK, false> b_copy(B, K, N, 0, block_col);
+  const TileCopier<BMap, BLayout, BK, false> b_copy(B, K, ldb, 0, block_col);
   auto issue = [&](int t) {  // tile t -> stage t % STAGES, one commit group per call
     if (t < tiles) {
       const int s = t % STAGES;
@@ -151,8 +189,8 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
     for (int j = 0; j < NT; ++j) {
       const int row = block_row + wrow + 16 * i + g;
       const int col = block_col + wcol + 8 * j + 2 * t4;
-      store2_guarded(C, M, N, row, col, acc[i][j][0], acc[i][j][1]);
-      store2_guarded(C, M, N, row + 8, col, acc[i][j][2], acc[i][j][3]);
+      store2_guarded<C_VEC2>(C, M, N, row, col, acc[i][j][0], acc[i][j][1]);
+      store2_guarded<C_VEC2>(C, M, N, row + 8, col, acc[i][j][2], acc[i][j][3]);
     }
   }
 #else
@@ -167,32 +205,80 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 namespace {
 constexpr int kStages = 4;
 constexpr int kSmemBytes = kStages * (kBM * kBK + kBK * kBN) * 2;  // 98304
-constexpr auto kKernel = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages>;
+constexpr auto kKernel = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, true>;
+constexpr auto kKernelScalarC = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, false>;
 
 bool mma_ptx_ready() {
   static const bool ready = [] {
     if (!runs_sm80_code(reinterpret_cast<const void*>(kKernel))) return false;
-    CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemBytes));
+    for (auto kernel : {kKernel, kKernelScalarC})
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      kSmemBytes));
     return true;
   }();
   return ready;
+}
+
+bool aligned(const void* p, int bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
+// Device memory for packed copies of A and B, kept between launches and grown when needed (a
+// cudaMalloc per launch would cost more than the packing). Freed at exit.
+__half* packing_buffer(size_t halves) {
+  struct Buffer {
+    __half* p = nullptr;
+    size_t halves = 0;
+    ~Buffer() {
+      if (p) cudaFree(p);
+    }
+  };
+  static Buffer buffer;
+  if (buffer.halves < halves) {
+    if (buffer.p) CUDA_CHECK(cudaFree(buffer.p));  // cudaFree waits for kernels still using it
+    CUDA_CHECK(cudaMalloc(&buffer.p, halves * sizeof(__half)));
+    buffer.halves = halves;
+  }
+  return buffer.p;
+}
+
+void pack(const __half* src, int rows, int cols, __half* dst, int rows_p, int cols_p,
+          cudaStream_t stream) {
+  const long long chunks = static_cast<long long>(rows_p) * (cols_p / 8);
+  const int blocks = static_cast<int>(std::min<long long>((chunks + 255) / 256, 4096));
+  pack_padded_kernel<<<blocks, 256, 0, stream>>>(src, rows, cols, dst, rows_p, cols_p);
+  GEMM_LAUNCH_CHECK();
 }
 }  // namespace
 
 void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int N, int K,
                          cudaStream_t stream) {
-  if (mma_ptx_ready() && vec8_ok(A, B, C, N, K)) {
-    kKernel<<<grid_for(M, N), kThreads, kSmemBytes, stream>>>(A, B, C, M, N, K);
-    GEMM_LAUNCH_CHECK();
-  } else {
-    // sm_75 (no cp.async, no m16n8k16), or pointers / N / K that forbid 16-byte copies.
+  if (!mma_ptx_ready()) {  // sm_75 (no cp.async, no m16n8k16): kernel 3 instead
     launch_vec_loads(A, B, C, M, N, K, stream);
+    return;
   }
+  const bool c_vec2 = N % 2 == 0 && aligned(C, 8);
+  const auto kernel = c_vec2 ? kKernel : kKernelScalarC;
+  if (K % 8 == 0 && N % 8 == 0 && aligned(A, 16) && aligned(B, 16)) {
+    kernel<<<grid_for(M, N), kThreads, kSmemBytes, stream>>>(A, B, C, M, N, K, N);
+    GEMM_LAUNCH_CHECK();
+    return;
+  }
+  // KEY: any other shape: pack A and B into zero-padded, 16-byte aligned copies, then the same
+  // kernel. The padding adds zero terms (K) and zero columns that are never stored (N).
+  const int Kp = ceil_div(K, 8) * 8, Np = ceil_div(N, 8) * 8;
+  __half* Ap = packing_buffer(static_cast<size_t>(M) * Kp + static_cast<size_t>(Kp) * Np);
+  __half* Bp = Ap + static_cast<size_t>(M) * Kp;  // M * Kp is a multiple of 8: Bp stays aligned
+  pack(A, M, K, Ap, M, Kp, stream);
+  pack(B, K, N, Bp, Kp, Np, stream);
+  kernel<<<grid_for(M, N), kThreads, kSmemBytes, stream>>>(Ap, Bp, C, M, N, Kp, Np);
+  GEMM_LAUNCH_CHECK();
 }
 
 std::vector<KernelInfo> mma_ptx_kernels() {
-  return {{"mma_sync_ptx", reinterpret_cast<const void*>(kKernel), kThreads, kSmemBytes, true}};
+  return {{"mma_sync_ptx", reinterpret_cast<const void*>(kKernel), kThreads, kSmemBytes, true},
+          {"mma_sync_ptx (scalar C stores)", reinterpret_cast<const void*>(kKernelScalarC),
+           kThreads, kSmemBytes, true}};
 }
 
 }  // namespace gemm::warp_tiling

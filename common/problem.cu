@@ -67,7 +67,8 @@ void Problem::prefetch_to_gpu(int device, cudaStream_t stream) {
 size_t Problem::gpu_bytes_needed(int M, int N, int K, Precision p, size_t l2_bytes) {
   const size_t mk = size_t(M) * K, kn = size_t(K) * N, mn = size_t(M) * N;
   size_t bytes = 4 * (mk + kn + mn);                  // A, B, C
-  if (p == Precision::kF16) bytes += 2 * (mk + kn);   // fp16 copies of A and B
+  if (p == Precision::kF16) bytes += 2 * 2 * (mk + kn);  // fp16 A and B, and the zero-padded
+                                                         // copies chapter 06 may pack them into
   bytes += 4 * (mk + kn + 2 * mn);                    // reference: |A|, |B|, C_ref, sum|ab|
   bytes += 2 * l2_bytes;                              // the timer's L2 flush buffer
   return bytes + (64u << 20);                         // cuBLAS workspace and context slack

@@ -13,6 +13,8 @@
 #   cp build-gpu/check/results.csv docs/figures/results.csv
 #   python3 scripts/results_table.py docs/figures/results.csv --update
 #   python3 scripts/paste_program_output.py build-gpu/check/bench.log "$(git rev-parse --short=10 HEAD)"
+#   cp build-gpu/check/error_study.csv docs/figures/ && python3 scripts/plot.py \
+#       docs/figures/results.csv docs/figures --error-study docs/figures/error_study.csv
 #
 # Exit status: 0 when every test passed and every chapter verified, 1 otherwise.
 set -uo pipefail
@@ -86,6 +88,14 @@ if [ "${AWKWARD:-1}" = 1 ]; then
     echo "--- 01_naive --memory managed" >> "$bench_log"
     "$build/bin/01_naive" --size "$size" --memory managed --csv "$csv" >> "$bench_log" 2>&1 || status=1
   fi
+fi
+# The tensor-core ceiling (chapter 06) and the fp16 error study (chapter 05, on the CPU).
+if [ -x "$build/bin/06_warp_tiling" ]; then
+  echo "--- 06_warp_tiling --wmma-ceiling" >> "$bench_log"
+  "$build/bin/06_warp_tiling" --wmma-ceiling >> "$bench_log" 2>&1 || status=1
+fi
+if [ -x "$build/bin/05_tensor_core" ]; then
+  "$build/bin/05_tensor_core" --error-study --csv "$out/error_study.csv" > /dev/null 2>&1 || status=1
 fi
 
 echo

@@ -7,6 +7,10 @@ scripts/check_gpu.sh saves every chapter's output to bench.log. Each README mark
     ...replaced...
     <!-- /program-output -->
 
+or, for what a run with a flag printed (e.g. `06_warp_tiling --wmma-ceiling`),
+
+    <!-- program-output:06_warp_tiling --wmma-ceiling -->
+
     python3 scripts/paste_program_output.py OUT_DIR/bench.log COMMIT
 
 copies, for each marked chapter, the "kernel resources" lines that the program prints before it
@@ -18,7 +22,8 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-MARK = re.compile(r"(<!-- program-output:(?P<chapter>[\w.-]+) -->\n)(.*?)(<!-- /program-output -->)", re.S)
+MARK = re.compile(r"(<!-- program-output:(?P<chapter>[\w.-]+)(?P<flag> --[\w-]+)? -->\n)(.*?)"
+                  r"(<!-- /program-output -->)", re.S)
 
 
 def resources_block(log_lines, chapter):
@@ -42,6 +47,28 @@ def resources_block(log_lines, chapter):
     return out
 
 
+def section_block(log_lines, header):
+    """What a run started with `header` (e.g. '--- 06_warp_tiling --wmma-ceiling') printed, from
+    its first table line (the one after the GPU description) to the next run."""
+    out, inside = [], False
+    for line in log_lines:
+        if line.startswith("--- "):
+            if inside:
+                break
+            inside = line.strip() == header
+            continue
+        if inside:
+            out.append(line)
+    # Skip the program's title and the GPU description (they are in every README already).
+    while out and (not out[0].strip() or out[0].startswith(("GPU ", "     ")) or ":" in out[0][:40]):
+        out.pop(0)
+    while out and not out[-1].strip():
+        out.pop()
+    if not out:
+        raise SystemExit(f"paste_program_output.py: nothing under '{header}' in the log")
+    return out
+
+
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
@@ -52,10 +79,14 @@ def main():
         text = path.read_text()
 
         def fill(m):
-            block = "\n".join(resources_block(log, m.group("chapter")))
+            chapter, flag = m.group("chapter"), (m.group("flag") or "").strip()
+            if flag:
+                block = "\n".join(section_block(log, f"--- {chapter} {flag}"))
+            else:
+                block = "\n".join(resources_block(log, chapter))
+            command = f"./build/bin/{chapter}" + (f" {flag}" if flag else "")
             return (m.group(1) + "```text\n" + block + "\n```\n\n" +
-                    f"(Printed by `./build/bin/{m.group('chapter')}` on the {device}, commit {commit}.)\n" +
-                    m.group(4))
+                    f"(Printed by `{command}` on the {device}, commit {commit}.)\n" + m.group(5))
 
         new = MARK.sub(fill, text)
         if new != text:
