@@ -40,21 +40,12 @@ namespace gemm::warp_tiling {
 // The three PTX instructions (ldmatrix, ldmatrix.trans, mma.sync.m16n8k16) and the fragment
 // layouts they produce are in mma_ptx.cuh: read it first.
 
-// Stores C[row][col], C[row][col + 1], skipping what falls outside. One float2 store where its
-// address is 8-byte aligned: C itself 8-byte aligned (ALIGNED_C, checked by the launcher) and
-// row * N + col even (col is always even, so with an even N every row qualifies, with an odd N
-// every other row). Elsewhere two guarded 4-byte stores.
-template <bool ALIGNED_C>
+// Stores C[row][col], C[row][col + 1] as one float2, skipping what falls outside. The float2 store
+// needs an 8-byte aligned address: this epilogue runs only when C is 8-byte aligned and N is even
+// (the launcher checks), and col is even, so row * N + col is even; col < N then means col + 1 < N.
 __device__ __forceinline__ void store2_guarded(float* __restrict__ C, int M, int N, int row,
                                                int col, float x, float y) {
-  if (row >= M || col >= N) return;
-  const int at = row * N + col;
-  if (ALIGNED_C && col + 1 < N && at % 2 == 0) {
-    *reinterpret_cast<float2*>(&C[at]) = make_float2(x, y);
-  } else {
-    C[at] = x;
-    if (col + 1 < N) C[at + 1] = y;
-  }
+  if (row < M && col < N) *reinterpret_cast<float2*>(&C[row * N + col]) = make_float2(x, y);
 }
 
 // Packing, for shapes the 16-byte copies cannot read directly (K or N not a multiple of 8, or
@@ -96,7 +87,7 @@ __global__ void pack_padded_kernel(const __half* __restrict__ src, int rows, int
 // -------------------------------------------------------------------------------------------------
 // K is the row length of A and the row count of B; B's rows are ldb halves long (ldb >= N, the
 // columns past N zero); C is M x N. Unpacked, ldb = N; packed, K and ldb are rounded up to 8.
-template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool ALIGNED_C>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool STAGE_C>
 __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
     mma_sync_ptx_kernel(const __half* __restrict__ A, const __half* __restrict__ B,
                         float* __restrict__ C, int M, int N, int K, int ldb) {
@@ -181,17 +172,50 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
   }
   cp_async_wait<0>();  // only empty groups are left in flight, but leave none behind
 
-  // Epilogue from registers: lane l holds rows g and g + 8, columns 2t and 2t + 1 of every
-  // 16 x 8 tile. A warp's float2 store covers 8 rows x 32 bytes: whole 32-byte sectors.
   const int g = lane / 4, t4 = lane % 4;
+  if constexpr (!STAGE_C) {
+    // Epilogue from registers: lane l holds rows g and g + 8, columns 2t and 2t + 1 of every
+    // 16 x 8 tile. A warp's float2 store covers 8 rows x 32 bytes: whole 32-byte sectors.
 #pragma unroll
-  for (int i = 0; i < MT; ++i) {
+    for (int i = 0; i < MT; ++i) {
 #pragma unroll
-    for (int j = 0; j < NT; ++j) {
-      const int row = block_row + wrow + 16 * i + g;
-      const int col = block_col + wcol + 8 * j + 2 * t4;
-      store2_guarded<ALIGNED_C>(C, M, N, row, col, acc[i][j][0], acc[i][j][1]);
-      store2_guarded<ALIGNED_C>(C, M, N, row + 8, col, acc[i][j][2], acc[i][j][3]);
+      for (int j = 0; j < NT; ++j) {
+        const int row = block_row + wrow + 16 * i + g;
+        const int col = block_col + wcol + 8 * j + 2 * t4;
+        store2_guarded(C, M, N, row, col, acc[i][j][0], acc[i][j][1]);
+        store2_guarded(C, M, N, row + 8, col, acc[i][j][2], acc[i][j][3]);
+      }
+    }
+  } else {
+    // Epilogue through shared memory, for a C whose rows do not start 8-byte aligned (odd N, or
+    // an unaligned pointer): the row-by-row float2 stores above would each straddle two 32-byte
+    // sectors or be impossible. Instead, one warp row of the block tile at a time (WM x BN floats),
+    // the warps that own it write their accumulators into the now idle pipeline buffers, and then
+    // the whole block copies those rows out with consecutive threads on consecutive columns: every
+    // warp store is 128 contiguous bytes, whatever the alignment.
+    constexpr int LDC = BN + 8;  // [WM][BN + 8]: rows 8 banks apart, conflict-free float2 writes
+    static_assert(WM * LDC * 4 <= STAGES * (kStageA + kStageB) * 2,
+                  "the staged epilogue's WM x (BN + 8) floats must fit in the pipeline buffers");
+    float* Cs = reinterpret_cast<float*>(smem);
+    __syncthreads();  // KEY: every warp has finished reading the last tile; the buffers are free
+#pragma unroll 1
+    for (int h = 0; h < BM / WM; ++h) {
+      if (wrow == h * WM) {
+#pragma unroll
+        for (int i = 0; i < MT; ++i)
+#pragma unroll
+          for (int j = 0; j < NT; ++j) {
+            float* at = Cs + (16 * i + g) * LDC + wcol + 8 * j + 2 * t4;
+            *reinterpret_cast<float2*>(at) = make_float2(acc[i][j][0], acc[i][j][1]);
+            *reinterpret_cast<float2*>(at + 8 * LDC) = make_float2(acc[i][j][2], acc[i][j][3]);
+          }
+      }
+      __syncthreads();  // the rows are complete before anyone copies them out
+      for (int e = threadIdx.x; e < WM * BN; e += Warps::kThreads) {
+        const int row = block_row + h * WM + e / BN, col = block_col + e % BN;
+        if (row < M && col < N) C[row * N + col] = Cs[(e / BN) * LDC + e % BN];
+      }
+      __syncthreads();  // everyone has copied them before the next warp row overwrites them
     }
   }
 #else
@@ -206,13 +230,13 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 namespace {
 constexpr int kStages = 4;
 constexpr int kSmemBytes = kStages * (kBM * kBK + kBK * kBN) * 2;  // 98304
-constexpr auto kKernel = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, true>;
-constexpr auto kKernelScalarC = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, false>;
+constexpr auto kKernel = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, false>;
+constexpr auto kKernelStagedC = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, true>;
 
 bool mma_ptx_ready() {
   static const bool ready = [] {
     if (!runs_sm80_code(reinterpret_cast<const void*>(kKernel))) return false;
-    for (auto kernel : {kKernel, kKernelScalarC})
+    for (auto kernel : {kKernel, kKernelStagedC})
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       kSmemBytes));
     return true;
@@ -258,7 +282,8 @@ void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int 
     launch_vec_loads(A, B, C, M, N, K, stream);
     return;
   }
-  const auto kernel = aligned(C, 8) ? kKernel : kKernelScalarC;
+  // KEY: rows of C that start 8-byte aligned take the register epilogue, others the staged one.
+  const auto kernel = (aligned(C, 8) && N % 2 == 0) ? kKernel : kKernelStagedC;
   if (K % 8 == 0 && N % 8 == 0 && aligned(A, 16) && aligned(B, 16)) {
     kernel<<<grid_for(M, N), kThreads, kSmemBytes, stream>>>(A, B, C, M, N, K, N);
     GEMM_LAUNCH_CHECK();
@@ -277,7 +302,7 @@ void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int 
 
 std::vector<KernelInfo> mma_ptx_kernels() {
   return {{"mma_sync_ptx", reinterpret_cast<const void*>(kKernel), kThreads, kSmemBytes, true},
-          {"mma_sync_ptx (C not 8-byte aligned)", reinterpret_cast<const void*>(kKernelScalarC),
+          {"mma_sync_ptx (staged C epilogue)", reinterpret_cast<const void*>(kKernelStagedC),
            kThreads, kSmemBytes, true}};
 }
 
