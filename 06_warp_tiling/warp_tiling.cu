@@ -295,8 +295,8 @@ std::vector<KernelInfo> wmma_kernels() {
 }
 
 std::vector<Variant> variants() {
-  // The headline first: the kernel we expect to be fastest. The order follows the measurements on
-  // the reference GPU (README.md, "Measured"); the others follow in the order of the refinements.
+  // The headline first: the fastest measured on the reference GPU (README.md, "Measured"); the
+  // others follow in the order of the refinements.
   return {
       {"mma_sync_ptx", nullptr, launch_mma_sync_ptx,
        "ldmatrix + mma.sync m16n8k16 (PTX), XOR-swizzled tiles, 4-stage cp.async (sm_80+)"},
