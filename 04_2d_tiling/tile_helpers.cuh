@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "common/device_stores.cuh"
 #include "common/gemm.cuh"
 
 namespace gemm::tiling_2d {
@@ -155,21 +156,8 @@ __device__ __forceinline__ void put4(float (&dst)[N], int at, float4 v) {
 
 // ---- The epilogue ------------------------------------------------------------------------------
 
-// Stores (row, col .. col+3) of C, skipping what falls outside. With VEC and all four inside, one
-// 16-byte store (the launcher has checked that C and N allow it).
-template <bool VEC>
-__device__ __forceinline__ void store4_guarded(float* __restrict__ C, int M, int N, int row,
-                                               int col, float4 v) {
-  if (row >= M) return;
-  if (VEC && col + 3 < N) {
-    *reinterpret_cast<float4*>(&C[row * N + col]) = v;
-    return;
-  }
-  if (col + 0 < N) C[row * N + col + 0] = v.x;
-  if (col + 1 < N) C[row * N + col + 1] = v.y;
-  if (col + 2 < N) C[row * N + col + 2] = v.z;
-  if (col + 3 < N) C[row * N + col + 3] = v.w;
-}
+// store4_guarded (row, col .. col+3 of C, guarded, 16 bytes at once where allowed) is shared with
+// the other chapters: common/device_stores.cuh.
 
 // Writes a thread's accumulators acc[TM][TN] to C. The thread's outputs are 4 x 4 sub-blocks:
 // acc[i][j] belongs to row  row0 + (i / 4) * STRIDE_M + i % 4

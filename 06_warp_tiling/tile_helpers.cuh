@@ -19,6 +19,7 @@
 #include <mma.h>
 
 #include "common/cuda_check.cuh"
+#include "common/device_stores.cuh"
 #include "common/gemm.cuh"
 
 namespace gemm::warp_tiling {
@@ -251,21 +252,8 @@ __device__ __forceinline__ void wmma_warp_step(const __half* As, const __half* B
 
 // ---- The epilogues ------------------------------------------------------------------------------
 
-// Stores (row, col .. col+3) of C, skipping what falls outside. With VEC and all four inside, one
-// 16-byte store (the launcher has checked that C and N allow it).
-template <bool VEC>
-__device__ __forceinline__ void store4_guarded(float* __restrict__ C, int M, int N, int row,
-                                               int col, float4 v) {
-  if (row >= M) return;
-  if (VEC && col + 3 < N) {
-    *reinterpret_cast<float4*>(&C[row * N + col]) = v;
-    return;
-  }
-  if (col + 0 < N) C[row * N + col + 0] = v.x;
-  if (col + 1 < N) C[row * N + col + 1] = v.y;
-  if (col + 2 < N) C[row * N + col + 2] = v.z;
-  if (col + 3 < N) C[row * N + col + 3] = v.w;
-}
+// store4_guarded (row, col .. col+3 of C, guarded, 16 bytes at once where allowed) is shared with
+// the other chapters: common/device_stores.cuh.
 
 // WMMA accumulators -> C, through shared memory. A WMMA accumulator's layout in the lanes is not
 // specified, so an edge tile cannot be stored element by element from registers; and
