@@ -225,7 +225,7 @@ struct TileCopier {
   }
 };
 
-// ---- The WMMA step (kernels 2-4; kernel 1 writes the same loop out) -----------------------------
+// ---- The WMMA step (kernels 3-4; kernels 1-2 write the same loop out) ---------------------------
 // One BK-deep step of a warp's WM x WN tile: per 16-deep slice kk, load the WN/16 fragments of B
 // once, then for each of the WM/16 fragments of A: load it once and use it WN/16 times.
 // As points at the warp's first row of the A tile (row stride LDA), Bs at the warp's first column

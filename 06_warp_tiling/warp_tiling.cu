@@ -48,7 +48,23 @@ namespace gemm::warp_tiling {
 // the 255 a thread may have. The fragments of B (4 x 8 registers) and of A (8) come on top. A
 // 64 x 128 warp tile would need 256 for its accumulators alone.
 // -------------------------------------------------------------------------------------------------
-template <int BM, int BN, int BK, int WM, int WN>
+// -------------------------------------------------------------------------------------------------
+// 2. wmma_padded. Changed from kernel 1: each shared row is PAD = 8 halves (16 bytes) longer. The
+// two variants are one kernel, below: wmma_block_tiled is PAD = 0, wmma_padded PAD = 8.
+//
+// load_matrix_sync compiles to ldmatrix (LDSM.16.M88.4 for A, LDSM.16.MT88.4 for row-major B).
+// One ldmatrix 8x8 matrix is 8 rows of 16 bytes, one address per row, served in one pass of the
+// 32 banks (4 bytes each: 128 bytes) only if the 8 rows fall into 8 different 16-byte bank groups.
+// A row r of a tile with a row stride of S bytes starts in bank group (r * S / 16) % 8:
+//   As[BM][BK]:      S = 64 bytes:  groups 0, 4, 0, 4, ... : 4 rows per group, 4 passes (4-way);
+//   Bs[BK][BN]:      S = 512 bytes: group 0 for all 8 rows: 8 passes (8-way);
+//   +8 halves:       S = 80 and 528 bytes = 5 and 33 groups: rows start at groups
+//                    0, 5, 2, 7, 4, 1, 6, 3 and 0, 1, 2, ..., 7: all different, one pass.
+// Any odd number of 16-byte groups per row works; 8 halves is the smallest padding that keeps
+// rows 16-byte aligned (ldmatrix needs it; WMMA wants ldm a multiple of 8 halves). It costs 25%
+// more shared memory for As and 3% for Bs.
+// -------------------------------------------------------------------------------------------------
+template <int BM, int BN, int BK, int WM, int WN, int PAD>
 __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
     wmma_block_tiled_kernel(const __half* __restrict__ A, const __half* __restrict__ B,
                             float* __restrict__ C, int M, int N, int K) {
@@ -57,11 +73,12 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
   static_assert(WM % kFrag == 0 && WN % kFrag == 0,
                 "WM and WN must be multiples of 16 (whole WMMA fragments)");
   static_assert(BK % kFrag == 0, "BK must be a multiple of 16 (k16 fragments)");
+  static_assert(PAD % 8 == 0, "PAD must be a multiple of 8 halves (16-byte aligned rows)");
   using AMap = ElementMap<BM, BK, Warps::kThreads>;
   using BMap = ElementMap<BK, BN, Warps::kThreads>;
 
-  __shared__ __align__(128) __half As[BM][BK];  // [BM][BK]  as in A
-  __shared__ __align__(128) __half Bs[BK][BN];  // [BK][BN]  as in B
+  __shared__ __align__(128) __half As[BM][BK + PAD];  // [BM][BK + PAD]  KEY (variant 2): PAD
+  __shared__ __align__(128) __half Bs[BK][BN + PAD];  // [BK][BN + PAD]
   static_assert(sizeof(As) >= Warps::kWarps * kFrag * kFrag * sizeof(float),
                 "As must hold the epilogue's 16 x 16 float scratch of every warp");
 
@@ -97,11 +114,11 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
     for (int kk = 0; kk < BK; kk += kFrag) {
       FragB b[FN];  // [WN/16]  this warp's B fragments of the k slice kk .. kk+15
 #pragma unroll
-      for (int j = 0; j < FN; ++j) wmma::load_matrix_sync(b[j], &Bs[kk][wcol + j * kFrag], BN);
+      for (int j = 0; j < FN; ++j) wmma::load_matrix_sync(b[j], &Bs[kk][wcol + j * kFrag], BN + PAD);
 #pragma unroll
       for (int i = 0; i < FM; ++i) {
         FragA a;  // one A fragment at a time (8 registers, not 4 x 8)
-        wmma::load_matrix_sync(a, &As[wrow + i * kFrag][kk], BK);
+        wmma::load_matrix_sync(a, &As[wrow + i * kFrag][kk], BK + PAD);
 #pragma unroll
         for (int j = 0; j < FN; ++j)
           wmma::mma_sync(acc[i][j], a, b[j], acc[i][j]);  // KEY: a used FN times, b[j] FM times
@@ -110,69 +127,6 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
     __syncthreads();  // every warp is done reading before the next tiles overwrite them
   }
   // The tiles are free now (the loop ended on a barrier): As becomes the epilogue's scratch.
-  float* scratch = reinterpret_cast<float*>(&As[0][0]) + (threadIdx.x / 32) * kFrag * kFrag;
-  store_acc_staged<false>(acc, scratch, C, M, N, block_row + wrow, block_col + wcol);
-}
-
-// -------------------------------------------------------------------------------------------------
-// 2. wmma_padded. Changed from kernel 1: each shared row is PAD = 8 halves (16 bytes) longer.
-//
-// load_matrix_sync compiles to ldmatrix (LDSM.16.M88.4 for A, LDSM.16.MT88.4 for row-major B).
-// One ldmatrix 8x8 matrix is 8 rows of 16 bytes, one address per row, served in one pass of the
-// 32 banks (4 bytes each: 128 bytes) only if the 8 rows fall into 8 different 16-byte bank groups.
-// A row r of a tile with a row stride of S bytes starts in bank group (r * S / 16) % 8:
-//   As[BM][BK]:      S = 64 bytes:  groups 0, 4, 0, 4, ... : 4 rows per group, 4 passes (4-way);
-//   Bs[BK][BN]:      S = 512 bytes: group 0 for all 8 rows: 8 passes (8-way);
-//   +8 halves:       S = 80 and 528 bytes = 5 and 33 groups: rows start at groups
-//                    0, 5, 2, 7, 4, 1, 6, 3 and 0, 1, 2, ..., 7: all different, one pass.
-// Any odd number of 16-byte groups per row works; 8 halves is the smallest padding that keeps
-// rows 16-byte aligned (ldmatrix needs it; WMMA wants ldm a multiple of 8 halves). It costs 25%
-// more shared memory for As and 3% for Bs. The stores into the tiles are the same as kernel 1's.
-// -------------------------------------------------------------------------------------------------
-template <int BM, int BN, int BK, int WM, int WN, int PAD>
-__global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
-    wmma_padded_kernel(const __half* __restrict__ A, const __half* __restrict__ B,
-                       float* __restrict__ C, int M, int N, int K) {
-  using Warps = WarpGrid<BM, BN, WM, WN>;
-  constexpr int FM = WM / kFrag, FN = WN / kFrag;
-  static_assert(WM % kFrag == 0 && WN % kFrag == 0,
-                "WM and WN must be multiples of 16 (whole WMMA fragments)");
-  static_assert(PAD % 8 == 0, "PAD must be a multiple of 8 halves (16-byte aligned rows)");
-  using AMap = ElementMap<BM, BK, Warps::kThreads>;
-  using BMap = ElementMap<BK, BN, Warps::kThreads>;
-
-  __shared__ __align__(128) __half As[BM][BK + PAD];  // [BM][BK + PAD]  KEY: padded rows
-  __shared__ __align__(128) __half Bs[BK][BN + PAD];  // [BK][BN + PAD]
-  static_assert(sizeof(As) >= Warps::kWarps * kFrag * kFrag * sizeof(float),
-                "As must hold the epilogue's 16 x 16 float scratch of every warp");
-
-  const int wrow = Warps::warp_row();
-  const int wcol = Warps::warp_col();
-  const int block_row = blockIdx.y * BM;
-  const int block_col = blockIdx.x * BN;
-
-  FragC acc[FM][FN];  // [WM/16][WN/16] accumulators
-#pragma unroll
-  for (int i = 0; i < FM; ++i)
-#pragma unroll
-    for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
-
-  for (int k0 = 0; k0 < K; k0 += BK) {
-#pragma unroll 16
-    for (int p = 0; p < AMap::kPerThread; ++p) {
-      const int r = AMap::row(threadIdx.x, p), c = AMap::col(threadIdx.x, p);
-      As[r][c] = load_or_zero(A, M, K, block_row + r, k0 + c);
-    }
-#pragma unroll 16
-    for (int p = 0; p < BMap::kPerThread; ++p) {
-      const int r = BMap::row(threadIdx.x, p), c = BMap::col(threadIdx.x, p);
-      Bs[r][c] = load_or_zero(B, K, N, k0 + r, block_col + c);
-    }
-    __syncthreads();
-    // Kernel 1's loop over kk, i and j, with row strides BK + PAD and BN + PAD.
-    wmma_warp_step<BK, BK + PAD, BN + PAD>(&As[wrow][0], &Bs[0][wcol], acc);
-    __syncthreads();
-  }
   float* scratch = reinterpret_cast<float*>(&As[0][0]) + (threadIdx.x / 32) * kFrag * kFrag;
   store_acc_staged<false>(acc, scratch, C, M, N, block_row + wrow, block_col + wcol);
 }
@@ -252,14 +206,14 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 // -------------------------------------------------------------------------------------------------
 void launch_block_tiled(const __half* A, const __half* B, float* C, int M, int N, int K,
                         cudaStream_t stream) {
-  wmma_block_tiled_kernel<kBM, kBN, kBK, kWM, kWN>
+  wmma_block_tiled_kernel<kBM, kBN, kBK, kWM, kWN, 0>
       <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K);
   GEMM_LAUNCH_CHECK();
 }
 
 void launch_padded(const __half* A, const __half* B, float* C, int M, int N, int K,
                    cudaStream_t stream) {
-  wmma_padded_kernel<kBM, kBN, kBK, kWM, kWN, kPad>
+  wmma_block_tiled_kernel<kBM, kBN, kBK, kWM, kWN, kPad>
       <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K);
   GEMM_LAUNCH_CHECK();
 }
@@ -278,10 +232,10 @@ void launch_vec_loads(const __half* A, const __half* B, float* C, int M, int N, 
 std::vector<KernelInfo> wmma_kernels() {
   return {
       {"wmma_block_tiled",
-       reinterpret_cast<const void*>(wmma_block_tiled_kernel<kBM, kBN, kBK, kWM, kWN>), kThreads,
+       reinterpret_cast<const void*>(wmma_block_tiled_kernel<kBM, kBN, kBK, kWM, kWN, 0>), kThreads,
        0, false},
       {"wmma_padded",
-       reinterpret_cast<const void*>(wmma_padded_kernel<kBM, kBN, kBK, kWM, kWN, kPad>), kThreads,
+       reinterpret_cast<const void*>(wmma_block_tiled_kernel<kBM, kBN, kBK, kWM, kWN, kPad>), kThreads,
        0, false},
       {"wmma_vec_loads",
        reinterpret_cast<const void*>(
