@@ -10,5 +10,6 @@ int main(int argc, char** argv) {
   chapter.description = "one thread per element of C (coalesced, uncoalesced, global accumulator)";
   chapter.variants = gemm::naive::variants();
   chapter.allows_managed = true;
+  chapter.describe = gemm::naive::print_resources;
   return gemm::run_gpu_chapter(argc, argv, chapter);
 }

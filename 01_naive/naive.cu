@@ -26,6 +26,7 @@
 #include "01_naive/naive.cuh"
 
 #include "common/cuda_check.cuh"
+#include "common/device_info.cuh"
 
 namespace gemm::naive {
 
@@ -112,6 +113,16 @@ std::vector<Variant> variants() {
       {"naive_global_accumulate", launch_global_accumulate, nullptr,
        "coalesced, but the running sum is stored to C in global memory every step"},
   };
+}
+
+void print_resources() {
+  const int threads = kBlockX * kBlockY;
+  print_kernel_resources({
+      {"naive_coalesced", reinterpret_cast<const void*>(naive_coalesced_kernel), threads},
+      {"naive_uncoalesced", reinterpret_cast<const void*>(naive_uncoalesced_kernel), threads},
+      {"naive_global_accumulate", reinterpret_cast<const void*>(naive_global_accumulate_kernel),
+       threads},
+  });
 }
 
 }  // namespace gemm::naive

@@ -19,4 +19,7 @@ void launch_global_accumulate(const float* A, const float* B, float* C, int M, i
 
 std::vector<Variant> variants();
 
+// Registers, shared memory and occupancy of each kernel on this GPU (GpuChapter::describe).
+void print_resources();
+
 }  // namespace gemm::naive

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   chapter.precision = gemm::Precision::kF16;
   chapter.min_cc = 70;
   chapter.min_cc_reason = "tensor cores (WMMA) first appeared in Volta";
+  chapter.describe = gemm::tensor_core::print_resources;
   const int code = gemm::run_gpu_chapter(argc, argv, chapter);
   if (help && code == 0)
     std::printf(

@@ -44,6 +44,7 @@
 #include <mma.h>
 
 #include "common/cuda_check.cuh"
+#include "common/device_info.cuh"
 
 namespace gemm::tensor_core {
 
@@ -235,6 +236,15 @@ std::vector<Variant> variants() {
       {"wmma_staged_always", nullptr, launch_wmma_staged_always,
        "the same, but every tile copied through shared memory first: the cost of the copy"},
   };
+}
+
+void print_resources() {
+  print_kernel_resources({
+      {"wmma_direct (tiles inside C)",
+       reinterpret_cast<const void*>(wmma_kernel<kWarpsM, kWarpsN, true>), kThreads},
+      {"wmma_staged_always (and edges)",
+       reinterpret_cast<const void*>(wmma_kernel<kWarpsM, kWarpsN, false>), kThreads},
+  });
 }
 
 }  // namespace gemm::tensor_core

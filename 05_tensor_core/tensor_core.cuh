@@ -20,6 +20,9 @@ void launch_wmma_staged_always(const __half* A, const __half* B, float* C, int M
 // The first is the chapter's headline.
 std::vector<Variant> variants();
 
+// Registers, shared memory and occupancy of the kernel's two instantiations (GpuChapter::describe).
+void print_resources();
+
 // `05_tensor_core --error-study [--csv FILE] [--seed S]`: on the CPU, how much error rounding the
 // inputs to fp16 adds, against what fp32 accumulation adds, as K grows (error_study.cpp). Returns
 // the program's exit code.

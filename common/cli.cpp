@@ -47,6 +47,7 @@ std::string usage_text(const CliSpec& spec) {
      << "                    sampled rows only). For compute-sanitizer runs: cuBLAS's kernels\n"
      << "                    are not ours to check\n"
      << "  --csv FILE        append one row per variant to FILE (for scripts/plot.py)\n"
+     << "  --resources-csv F append each kernel's registers, shared memory and occupancy to F\n"
      << "  --seed S          seed of the random inputs (default: a fresh seed, printed)\n";
   if (spec.allows_managed)
     os << "  --memory KIND     'device' (cudaMalloc, default) or 'managed' (unified memory)\n";
@@ -121,6 +122,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, const CliSpec&
       o.baseline = false;
     } else if (arg == "--csv") {
       if (!value(o.csv)) err = "--csv needs a file name.";
+    } else if (arg == "--resources-csv") {
+      if (!value(o.resources_csv)) err = "--resources-csv needs a file name.";
     } else if (arg == "--seed") {
       long long s = 0;
       if (!value(v) || !parse_int(v, 0, 0x7fffffffffffffffLL, s)) {

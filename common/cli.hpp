@@ -16,6 +16,8 @@ struct Options {
   int warmup = 2;                 // untimed runs before timing
   bool verify = true;             // --no-verify turns verification off
   std::string csv;                // --csv FILE: append machine-readable rows
+  std::string resources_csv;      // --resources-csv FILE: the kernels' registers, shared memory
+                                  // and occupancy (docs/tile_size_tradeoffs.md)
   std::uint64_t seed = 0;         // --seed; random (and printed) when not given
   bool seed_given = false;
   bool baseline = true;           // --no-baseline: do not run cuBLAS (sanitizer runs)

@@ -1,6 +1,7 @@
 #include "common/device_info.cuh"
 
 #include <cstdio>
+#include <fstream>
 
 #include "common/cuda_check.cuh"
 
@@ -81,7 +82,26 @@ void print_device_header(const DeviceInfo& d) {
               d.regs_per_sm, d.smem_per_sm / 1024, d.max_threads_per_sm);
 }
 
+namespace {
+std::string g_resources_csv, g_resources_chapter;
+}  // namespace
+
+void set_resources_csv(const std::string& path, const std::string& chapter) {
+  g_resources_csv = path;
+  g_resources_chapter = chapter;
+}
+
 void print_kernel_resources(const std::vector<KernelResources>& kernels) {
+  std::ofstream csv;
+  if (!g_resources_csv.empty()) {
+    // New or empty (the runner has already checked that it can open it): write the header.
+    const bool fresh = std::ifstream(g_resources_csv, std::ios::ate).tellg() <= 0;
+    csv.open(g_resources_csv, std::ios::app);
+    if (fresh)
+      csv << "device,commit,chapter,kernel,threads,regs_per_thread,local_bytes_per_thread,"
+             "smem_bytes_per_block,blocks_per_sm,warps_per_sm,occupancy_pct\n";
+  }
+  cudaDeviceProp prop{};
   int device = 0, max_threads = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
@@ -99,6 +119,13 @@ void print_kernel_resources(const std::vector<KernelResources>& kernels) {
     std::printf("  %-42s %7d %11d %14zu %12zu %9d %8d %8.0f%%\n", k.name.c_str(), k.threads,
                 attr.numRegs, attr.localSizeBytes, attr.sharedSizeBytes + k.dynamic_smem, blocks,
                 blocks * k.threads / 32, 100.0 * blocks * k.threads / max_threads);
+    if (csv.is_open()) {
+      if (prop.name[0] == '\0') CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+      csv << '"' << prop.name << "\"," << git_commit() << ',' << g_resources_chapter << ','
+          << k.name << ',' << k.threads << ',' << attr.numRegs << ',' << attr.localSizeBytes
+          << ',' << attr.sharedSizeBytes + k.dynamic_smem << ',' << blocks << ','
+          << blocks * k.threads / 32 << ',' << 100.0 * blocks * k.threads / max_threads << '\n';
+    }
   }
 }
 

@@ -52,6 +52,11 @@ struct KernelResources {
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor. Chapters use it as their GpuChapter::describe.
 void print_kernel_resources(const std::vector<KernelResources>& kernels);
 
+// After this call (the chapter programs' --resources-csv FILE), print_kernel_resources also
+// appends one row per kernel to `path`, tagged with `chapter`: the table behind
+// docs/tile_size_tradeoffs.md and the occupancy in scripts/plot.py's tile-size figure.
+void set_resources_csv(const std::string& path, const std::string& chapter);
+
 std::string cuda_version_string(int version);  // 13000 -> "13.0"
 
 }  // namespace gemm

@@ -92,6 +92,13 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   std::printf("problem: M=%d N=%d K=%d, %s inputs, fp32 accumulate and output, seed %llu%s\n",
               opt.m, opt.n, opt.k, precision_name(ch.precision),
               static_cast<unsigned long long>(opt.seed), opt.managed ? ", managed memory" : "");
+  if (!opt.resources_csv.empty()) {
+    if (!std::ofstream(opt.resources_csv, std::ios::app)) {
+      std::fprintf(stderr, "Cannot open the CSV file '%s' for writing.\n", opt.resources_csv.c_str());
+      return kExitBadInput;
+    }
+    set_resources_csv(opt.resources_csv, ch.name);
+  }
   if (ch.describe) ch.describe();
 
   cudaStream_t stream;

@@ -2,17 +2,29 @@
 """Figures for the docs, drawn from the benchmark CSVs alone (never from numbers typed by hand).
 
     python3 scripts/plot.py docs/figures/results.csv docs/figures
-        [--error-study docs/figures/error_study.csv]
 
-Writes into OUTDIR:
-  ladder.png       each chapter's headline GFLOPS at 4096^3, with cuBLAS fp32 and fp16 as lines
-  fp16_error.png   chapter 05's error study: the error of fp16 inputs and of fp32 accumulation
-                   against K (when --error-study is given; `05_tensor_core --error-study --csv F`)
-Needs matplotlib (scripts/requirements.txt).
+reads results.csv (scripts/bench_all.sh) and, when they lie next to it, machine.csv
+(machine_probe), resources.csv (--resources-csv), profile.csv (scripts/profile.py) and
+error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
+
+  ladder.png          each chapter's headline at 4096^3 as bars; cuBLAS fp32 and fp16 as lines;
+                      the GPU's FP32 peak dashed
+  gflops_vs_size.png  each headline's GFLOPS against the (square) size, with cuBLAS
+  shapes.png          each headline at the awkward and skinny shapes, as % of cuBLAS
+  roofline.png        the roofline of this GPU (measured DRAM and L2 bandwidth, measured FP32
+                      peak, cuBLAS fp16 as the tensor-core roof) with each chapter at the arithmetic
+                      intensity its README derives (and, with profile.csv, at the DRAM intensity
+                      Nsight Compute measured)
+  tile_sweep_02.png   chapter 02's tile sizes: GFLOPS next to the occupancy the occupancy API
+                      computes (and the achieved occupancy, with profile.csv)
+  fp16_error.png      chapter 05's error study: fp16-input error and fp32-accumulation error vs K
+Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotlib
+(scripts/requirements.txt).
 """
 import argparse
 import csv
 import pathlib
+import sys
 
 import matplotlib
 
@@ -20,6 +32,18 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
 SIZE = 4096
+CUBLAS = {"f32": ("cuBLAS SGEMM (fp32)", "#c44e52", "--"),
+          "f16": ("cuBLAS fp16 in, fp32 acc", "#8172b2", ":")}
+# Arithmetic intensity of each headline: FLOP per byte of global memory the kernel asks for, as
+# each chapter's README derives it (docs/roofline.md collects the derivations).
+INTENSITY = {
+    "01_naive": 0.25,           # 2 loads of 4 bytes per FMA (2 FLOP)
+    "02_shared_tiling": 8.0,    # 2 / TILE loads per FMA, TILE = 32
+    "03_thread_tiling": 16.0,   # 64 x 64 block tile: BM * BN / (2 (BM + BN))
+    "04_2d_tiling": 32.0,       # 128 x 128 block tile
+    "05_tensor_core": 8.0,      # one 16 x 16 x 16 fragment product per 1 KB of fp16 fragments
+    "06_warp_tiling": 85.3,     # 128 x 256 block tile in fp16: BM * BN / (BM + BN)
+}
 
 
 def load(path):
@@ -27,40 +51,207 @@ def load(path):
         return list(csv.DictReader(f))
 
 
-def at_size(r, size=SIZE):
-    return int(r["m"]) == int(r["n"]) == int(r["k"]) == size and "@" not in r["variant"]
+def dims(r):
+    return int(r["m"]), int(r["n"]), int(r["k"])
 
 
-def ladder(rows, out):
-    """The headline (first variant listed) of every GPU chapter at 4096^3."""
-    headline = {}
+def plain(r):
+    return "@" not in r["variant"]
+
+
+def gpu_chapters(rows):
+    return sorted({r["chapter"] for r in rows if r["chapter"][:2].isdigit() and
+                   r["chapter"] != "00_cpu_reference"})
+
+
+def headline(rows, chapter, shape):
+    """The headline is the first variant a chapter program runs (and so the first row)."""
     for r in rows:
-        ch = r["chapter"]
-        if ch[:2].isdigit() and ch != "00_cpu_reference" and at_size(r) and ch not in headline:
-            headline[ch] = r  # the program runs the headline first
-    chapters = sorted(headline)
-    tflops = [float(headline[c]["gflops"]) / 1000 for c in chapters]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    bars = ax.bar(range(len(chapters)), tflops, color="#4c72b0")
+        if r["chapter"] == chapter and dims(r) == shape and plain(r):
+            return r
+    return None
+
+
+def baseline(rows, precision, shape):
+    found = [r for r in rows if r["chapter"] == "cublas" and r["precision"] == precision
+             and dims(r) == shape and plain(r)]
+    return max(float(r["gflops"]) for r in found) if found else None
+
+
+def label(chapter):
+    return chapter.split("_", 1)[1].replace("_", " ")
+
+
+def save(fig, out, name, written):
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=130)
+    plt.close(fig)
+    written.append(name)
+
+
+def ladder(rows, out, written):
+    sq = (SIZE,) * 3
+    chapters = [c for c in gpu_chapters(rows) if headline(rows, c, sq)]
+    heads = [headline(rows, c, sq) for c in chapters]
+    tflops = [float(h["gflops"]) / 1000 for h in heads]
+    fig, ax = plt.subplots(figsize=(8.5, 4.8))
+    colors = ["#4c72b0" if h["precision"] == "f32" else "#55a868" for h in heads]
+    bars = ax.bar(range(len(chapters)), tflops, color=colors)
     ax.bar_label(bars, labels=[f"{t:.1f}" for t in tflops], fontsize=8)
-    for prec, style, label in (("f32", "--", "cuBLAS SGEMM (fp32)"), ("f16", ":", "cuBLAS fp16 in, fp32 acc")):
-        base = [float(r["gflops"]) / 1000 for r in rows
-                if r["chapter"] == "cublas" and r["precision"] == prec and at_size(r)]
+    for prec, (text, color, style) in CUBLAS.items():
+        base = baseline(rows, prec, sq)
         if base:
-            ax.axhline(max(base), linestyle=style, color="#c44e52", label=label)
-    ax.set_xticks(range(len(chapters)), [c.split("_", 1)[1] + "\n" + headline[c]["variant"] for c in chapters],
+            ax.axhline(base / 1000, linestyle=style, color=color, label=f"{text}: {base / 1000:.0f}")
+    peak = float(heads[0]["peak_fp32_gflops"]) if heads else 0
+    if peak > 0:
+        ax.axhline(peak / 1000, linestyle="--", color="gray", linewidth=0.8,
+                   label=f"FP32 peak (SMs x 128 lanes x 2 x max clock): {peak / 1000:.0f}")
+    ax.set_xticks(range(len(chapters)), [f"{c[:2]} {label(c)}\n{h['variant']}" for c, h in zip(chapters, heads)],
                   fontsize=7)
     ax.set_yscale("log")
     ax.set_ylabel("TFLOPS at 4096^3 (log scale)")
-    device = headline[chapters[0]]["device"] if chapters else "?"
-    ax.set_title(f"The ladder: each chapter's headline kernel on the {device}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "ladder.png", dpi=130)
-    plt.close(fig)
+    ax.set_title(f"The ladder on the {heads[0]['device']} (blue: fp32, green: fp16 inputs)", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+    save(fig, out, "ladder.png", written)
 
 
-def fp16_error(rows, out):
+def gflops_vs_size(rows, out, written):
+    sizes = sorted({dims(r)[0] for r in rows if dims(r)[0] == dims(r)[1] == dims(r)[2]})
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    for c in gpu_chapters(rows):
+        pts = [(s, headline(rows, c, (s,) * 3)) for s in sizes]
+        pts = [(s, float(h["gflops"])) for s, h in pts if h]
+        if pts:
+            name = headline(rows, c, (pts[0][0],) * 3)["variant"]
+            ax.plot(*zip(*pts), "o-", markersize=4, label=f"{c[:2]} {name}")
+    for prec, (text, color, style) in CUBLAS.items():
+        pts = [(s, baseline(rows, prec, (s,) * 3)) for s in sizes]
+        pts = [p for p in pts if p[1]]
+        if pts:
+            ax.plot(*zip(*pts), style, color=color, linewidth=2, label=text)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(sizes, [str(s) for s in sizes])
+    ax.set_xlabel("M = N = K")
+    ax.set_ylabel("GFLOPS (log scale)")
+    ax.set_title("Each chapter's headline against the problem size")
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(True, which="major", alpha=0.3)
+    save(fig, out, "gflops_vs_size.png", written)
+
+
+def shapes(rows, out, written):
+    odd = []
+    for r in rows:
+        s = dims(r)
+        if r["chapter"] == "cublas" and plain(r) and not (s[0] == s[1] == s[2] and s[0] != 4093 and s[0] != 1000) \
+                and s not in odd:
+            odd.append(s)
+    chapters = gpu_chapters(rows)
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    width = 0.8 / max(len(chapters), 1)
+    for i, c in enumerate(chapters):
+        vals = []
+        for s in odd:
+            h = headline(rows, c, s)
+            vals.append(float(h["pct_of_cublas"]) if h and float(h["pct_of_cublas"]) >= 0 else 0)
+        ax.bar([j + i * width for j in range(len(odd))], vals, width, label=f"{c[:2]} {label(c)}")
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(odd))], ["x".join(map(str, s)) for s in odd], fontsize=8)
+    ax.set_ylabel("% of cuBLAS (same precision, same shape)")
+    ax.set_yscale("log")
+    ax.set_title("Headlines at awkward and skinny shapes (M x N x K)")
+    ax.legend(fontsize=7, ncol=3)
+    save(fig, out, "shapes.png", written)
+
+
+def machine_value(machine, level, prefix):
+    for r in machine:
+        if r["level"] == level and r["quantity"].startswith(prefix) and r["source"] == "measured":
+            return float(r["value"])
+    return None
+
+
+def roofline(rows, machine, profile, out, written):
+    dram = machine_value(machine, "DRAM", "read bandwidth")
+    l2 = machine_value(machine, "L2", "read bandwidth")
+    peak = machine_value(machine, "FP32", "FMA peak")
+    sq = (SIZE,) * 3
+    tensor = max([b for b in (baseline(rows, "f16", (s,) * 3) for s in (4096, 8192)) if b] or [0])
+    fig, ax = plt.subplots(figsize=(8.5, 5.2))
+    x = [2 ** (e / 4) for e in range(-12, 41)]  # 1/8 to 1024 FLOP per byte
+    for bw, name, style in ((dram, "DRAM", "-"), (l2, "L2", "-.")):
+        ax.plot(x, [min(bw * i, peak) for i in x], style, color="black", linewidth=1.2,
+                label=f"{name} {bw / 1000:.1f} TB/s (measured), FP32 peak {peak / 1000:.1f} TFLOPS (measured)")
+    if tensor:
+        ax.plot(x, [min(dram * i, tensor) for i in x], ":", color="#8172b2", linewidth=1.2,
+                label=f"tensor-core roof: cuBLAS fp16 at its best, {tensor / 1000:.0f} TFLOPS")
+    measured_ai = {}
+    for p in profile:
+        if p["chapter"] in INTENSITY and p["chapter"] not in measured_ai and p.get("dram_read_bytes"):
+            m, n, k = (int(p["size"]),) * 3
+            bytes_ = float(p["dram_read_bytes"] or 0) + float(p["dram_write_bytes"] or 0)
+            if bytes_ > 0:
+                measured_ai[p["chapter"]] = (2.0 * m * n * k / bytes_, p["variant"])
+    for i, c in enumerate(gpu_chapters(rows)):
+        h = headline(rows, c, sq)
+        if not h or c not in INTENSITY:
+            continue
+        color = f"C{i}"
+        g = float(h["gflops"])
+        ax.plot(INTENSITY[c], g, "o", color=color, markersize=8, label=f"{c[:2]} {h['variant']}")
+        ax.annotate(c[:2], (INTENSITY[c], g), textcoords="offset points", xytext=(6, -3), fontsize=8)
+        if c in measured_ai and measured_ai[c][1] == h["variant"]:
+            ax.plot(measured_ai[c][0], g, "o", mfc="none", color=color, markersize=8)
+            ax.plot([INTENSITY[c], measured_ai[c][0]], [g, g], color=color, linewidth=0.6, alpha=0.6)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP per byte of global memory)")
+    ax.set_ylabel("GFLOPS at 4096^3")
+    note = " (hollow: per byte of DRAM traffic, Nsight Compute)" if measured_ai else ""
+    device = next(r["device"] for r in rows if r["chapter"] == "cublas")
+    ax.set_title(f"Roofline of the {device}\nfilled: the intensity each README derives{note}",
+                 fontsize=9)
+    ax.legend(fontsize=6.5, loc="lower right")
+    ax.grid(True, which="major", alpha=0.3)
+    save(fig, out, "roofline.png", written)
+
+
+def tile_sweep(rows, resources, profile, out, written):
+    sq = (SIZE,) * 3
+    tiles = [r for r in rows if r["chapter"] == "02_shared_tiling" and dims(r) == sq and plain(r)]
+    occ = {r["kernel"]: float(r["occupancy_pct"]) for r in resources if r["chapter"] == "02_shared_tiling"}
+    achieved = {p["variant"]: float(p["achieved_occupancy_pct"]) for p in profile
+                if p["chapter"] == "02_shared_tiling" and p.get("achieved_occupancy_pct")}
+    names = [r["variant"] for r in tiles]
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    bars = ax.bar(range(len(names)), [float(r["gflops"]) for r in tiles], color="#4c72b0", label="GFLOPS")
+    ax.bar_label(bars, labels=[f"{float(r['gflops']):.0f}" for r in tiles], fontsize=8,
+                 label_type="center", color="white")
+    ax.set_ylabel("GFLOPS at 4096^3")
+    ax.set_ylim(0, 1.35 * max(float(r["gflops"]) for r in tiles))
+    threads = {r["kernel"]: (r["threads"], r["blocks_per_sm"]) for r in resources
+               if r["chapter"] == "02_shared_tiling"}
+    ticks = []
+    for n in names:
+        t, b = threads.get(n, ("?", "?"))
+        ticks.append(n.replace("shared_tiling_", "TILE ") + f"\n{t} threads, {b} blocks/SM")
+    ax.set_xticks(range(len(names)), ticks, fontsize=8)
+    ax2 = ax.twinx()
+    ax2.plot(range(len(names)), [occ.get(n, float("nan")) for n in names], "s--", color="#dd8452",
+             label="occupancy, computed (occupancy API)")
+    if achieved:
+        ax2.plot(range(len(names)), [achieved.get(n, float("nan")) for n in names], "^:", color="#c44e52",
+                 label="occupancy, achieved (Nsight Compute)")
+    ax2.set_ylim(0, 135)
+    ax2.set_ylabel("occupancy (% of the SM's warps)")
+    lines = ax.get_legend_handles_labels()
+    lines2 = ax2.get_legend_handles_labels()
+    ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=7, loc="upper right")
+    ax.set_title("Chapter 02: the tile size against speed and occupancy", fontsize=10)
+    save(fig, out, "tile_sweep_02.png", written)
+
+
+def fp16_error(rows, out, written):
     k = [int(r["K"]) for r in rows]
     inputs = [float(r["err_fp16_inputs_vs_fp32_exact"]) for r in rows]
     accum = [float(r["err_fp32acc_vs_fp16_exact"]) for r in rows]
@@ -75,26 +266,46 @@ def fp16_error(rows, out):
     ax.set_ylabel("max |error| / sum_k |a_ik b_kj|")
     ax.set_title("Where the error of fp16-input GEMM comes from")
     ax.legend(fontsize=8, loc="center right")
-    fig.tight_layout()
-    fig.savefig(out / "fp16_error.png", dpi=130)
-    plt.close(fig)
+    save(fig, out, "fp16_error.png", written)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
     ap.add_argument("outdir")
-    ap.add_argument("--error-study")
     args = ap.parse_args()
     out = pathlib.Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
-    ladder(load(args.csv), out)
-    written = ["ladder.png"]
-    if args.error_study:
-        fp16_error(load(args.error_study), out)
-        written.append("fp16_error.png")
-    print("wrote", ", ".join(str(out / w) for w in written))
+    here = pathlib.Path(args.csv).parent
+    rows = load(args.csv)
+
+    def sibling(name):
+        p = here / name
+        return load(p) if p.exists() else []
+
+    machine, resources, profile, errors = (sibling(n) for n in
+                                           ("machine.csv", "resources.csv", "profile.csv", "error_study.csv"))
+    written, missing = [], []
+    ladder(rows, out, written)
+    gflops_vs_size(rows, out, written)
+    shapes(rows, out, written)
+    if machine:
+        roofline(rows, machine, profile, out, written)
+    else:
+        missing.append("roofline.png (needs machine.csv from machine_probe)")
+    if resources:
+        tile_sweep(rows, resources, profile, out, written)
+    else:
+        missing.append("tile_sweep_02.png (needs resources.csv from --resources-csv)")
+    if errors:
+        fp16_error(errors, out, written)
+    else:
+        missing.append("fp16_error.png (needs error_study.csv from 05_tensor_core --error-study)")
+    print("plot.py: wrote", ", ".join(str(out / w) for w in written))
+    for m in missing:
+        print("plot.py: could not draw", m, file=sys.stderr)
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The benchmark sweep behind every figure and table in docs/: every variant of every GPU chapter,
+# with cuBLAS fp32 and fp16 timed in the same processes, over
+#   square sizes   256 512 1024 2048 4096 8192
+#   awkward sizes  1000^3, 4093^3 (ragged tiles everywhere), 4096 x 4096 x 4100 (K just past a
+#                  multiple of 4)
+#   skinny shapes  4096 x 4096 x 256 (short K), 256 x 256 x 8192 (tiny C, long K),
+#                  8192 x 128 x 8192 (a narrow C)
+# plus chapter 00 (CPU) at 4096 and 01_naive on managed memory at 4096, the machine's own limits
+# (machine_probe: bandwidths, FP32 peak, latencies), each kernel's registers/shared memory/
+# occupancy, chapter 05's fp16 error study and chapter 06's tensor-core ceiling.
+#
+#   bash scripts/bench_all.sh [BUILD_DIR] [OUT_DIR]      # defaults: build, BUILD_DIR/bench
+#   SIZES="1024 4096" bash scripts/bench_all.sh           # other square sizes
+#   SKINNY=0 AWKWARD=0 bash scripts/bench_all.sh          # squares only
+#
+# Writes into OUT_DIR: results.csv (one row per variant and shape: GPU, SM clock, CUDA version,
+# commit, chapter, variant, M, N, K, median ms, GFLOPS, % of the matching cuBLAS, max error /
+# bound), machine.csv, resources.csv, error_study.csv, bench.log (every program's full output),
+# and, when matplotlib is installed, the figures (scripts/plot.py). Prints one line per run as it
+# goes. Under 10 minutes on an H100/H200 (the time is printed at the end).
+# Exit status: 0 when every run verified, 1 otherwise, 3 without a GPU.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-${BUILD_DIR:-$root/build}}
+out=${2:-${OUT_DIR:-$build/bench}}
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "bench_all.sh: no NVIDIA GPU is visible on this machine (nvidia-smi -L failed)." >&2
+  exit 3
+fi
+if ! ls "$build"/bin/0[1-9]_* >/dev/null 2>&1; then
+  echo "bench_all.sh: no chapter programs in $build/bin; build first (cmake --build $build)." >&2
+  exit 2
+fi
+mkdir -p "$out"
+csv="$out/results.csv"
+log="$out/bench.log"
+rm -f "$csv" "$log" "$out/machine.csv" "$out/resources.csv" "$out/error_study.csv"
+
+shapes=()
+for s in ${SIZES:-256 512 1024 2048 4096 8192}; do shapes+=("$s $s $s"); done
+[ "${AWKWARD:-1}" = 1 ] && shapes+=("1000 1000 1000" "4093 4093 4093" "4096 4096 4100")
+[ "${SKINNY:-1}" = 1 ] && shapes+=("4096 4096 256" "256 256 8192" "8192 128 8192")
+
+chapters=()
+for exe in "$build"/bin/0[1-9]_*; do
+  case "$exe" in *_exercise) continue ;; esac
+  chapters+=("$exe")
+done
+# The runs: every GPU chapter at every shape, then the extras.
+runs=()
+for shape in "${shapes[@]}"; do
+  for exe in "${chapters[@]}"; do runs+=("$exe|$shape|"); done
+done
+[ -x "$build/bin/00_cpu_reference" ] && runs+=("$build/bin/00_cpu_reference|4096 4096 4096|")
+[ -x "$build/bin/01_naive" ] && runs+=("$build/bin/01_naive|4096 4096 4096|--memory managed")
+
+status=0
+start=$SECONDS
+total=${#runs[@]}
+n=0
+for run in "${runs[@]}"; do
+  IFS='|' read -r exe shape extra <<< "$run"
+  read -r m nn k <<< "$shape"
+  n=$((n + 1))
+  name=$(basename "$exe")
+  args=(--m "$m" --n "$nn" --k "$k" --csv "$csv")
+  # The largest problems: fewer repetitions (the slowest kernel, 01's uncoalesced one, takes
+  # seconds per run there); the median of 3 after a warm-up is still a median.
+  if [ $((m * nn / 1024 * k / 1024)) -ge $((8192 * 8192 / 1024 * 8192 / 1024)) ]; then
+    args+=(--iters 3 --warmup 1)
+  fi
+  # Each kernel's resources, once per chapter (they do not depend on the shape).
+  if [ "$shape" = "4096 4096 4096" ] && [ -z "$extra" ] && [ "$name" != 00_cpu_reference ]; then
+    args+=(--resources-csv "$out/resources.csv")
+  fi
+  t0=$SECONDS
+  echo "--- $name ${m}x${nn}x${k} $extra" >> "$log"
+  # shellcheck disable=SC2086
+  "$exe" "${args[@]}" $extra >> "$log" 2>&1
+  rc=$?
+  note=""
+  if [ $rc -ne 0 ]; then
+    status=1
+    note="  FAILED (exit $rc; see $log)"
+  fi
+  printf "[%3d/%d] %-18s %-16s %-18s %4ds  (elapsed %d:%02d)%s\n" "$n" "$total" "$name" \
+    "${m}x${nn}x${k}" "$extra" $((SECONDS - t0)) $(((SECONDS - start) / 60)) \
+    $(((SECONDS - start) % 60)) "$note"
+done
+
+echo "--- machine_probe" >> "$log"
+if [ -x "$build/bin/machine_probe" ]; then
+  "$build/bin/machine_probe" --csv "$out/machine.csv" >> "$log" 2>&1 || status=1
+  echo "machine_probe: bandwidths, FP32 peak and latencies -> $out/machine.csv"
+fi
+if [ -x "$build/bin/05_tensor_core" ]; then
+  "$build/bin/05_tensor_core" --error-study --csv "$out/error_study.csv" >> "$log" 2>&1 || status=1
+  echo "05_tensor_core --error-study -> $out/error_study.csv"
+fi
+if [ -x "$build/bin/06_warp_tiling" ]; then
+  echo "--- 06_warp_tiling --wmma-ceiling" >> "$log"
+  "$build/bin/06_warp_tiling" --wmma-ceiling >> "$log" 2>&1 || status=1
+  echo "06_warp_tiling --wmma-ceiling -> $log"
+fi
+fails=$(grep -c ",FAIL," "$csv" 2>/dev/null)
+echo "bench_all.sh: $total runs, $(($(wc -l < "$csv") - 1)) rows, ${fails:-0} failed verification," \
+     "in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s -> $csv"
+[ "${fails:-0}" -eq 0 ] || status=1
+
+if python3 -c "import matplotlib" 2>/dev/null; then
+  python3 "$root/scripts/plot.py" "$csv" "$out" || status=1
+else
+  echo "bench_all.sh: matplotlib is not installed; skipping the figures (pip install -r scripts/requirements.txt)."
+fi
+exit $status
