@@ -34,6 +34,7 @@
 
 #include "06_warp_tiling/tile_helpers.cuh"
 #include "common/cuda_check.cuh"
+#include "common/device_info.cuh"
 
 namespace gemm::warp_tiling {
 
@@ -270,27 +271,19 @@ void print_resources() {
   for (const KernelInfo& k : cp_async_kernels()) kernels.push_back(k);
   for (const KernelInfo& k : mma_ptx_kernels()) kernels.push_back(k);
 
-  std::printf("kernel resources on this GPU (cudaFuncGetAttributes, occupancy API):\n");
-  std::printf("  %-34s %7s %11s %11s %13s %14s %10s\n", "kernel", "threads", "regs/thread",
-              "local B/thr", "static smem B", "dynamic smem B", "blocks/SM");
+  // The shared table of common/ (also written by --resources-csv), for the kernels this GPU runs.
+  std::vector<KernelResources> runnable;
   for (const KernelInfo& k : kernels) {
     if (k.needs_sm80 && !runs_sm80_code(k.kernel)) {
-      std::printf("  %-34s (sm_80 code: not run on this GPU; wmma_vec_loads runs instead)\n",
-                  k.name);
+      std::printf("  %s: sm_80 code, not run on this GPU (wmma_vec_loads runs instead)\n", k.name);
       continue;
     }
     if (k.dynamic_smem > 0)  // the occupancy API counts 0 blocks until the kernel may use it
       CUDA_CHECK(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       k.dynamic_smem));
-    cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, k.kernel));
-    int blocks = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.kernel, k.threads,
-                                                             k.dynamic_smem));
-    std::printf("  %-34s %7d %11d %11zu %13zu %14d %10d\n", k.name, k.threads, attr.numRegs,
-                attr.localSizeBytes, attr.sharedSizeBytes, k.dynamic_smem, blocks);
+    runnable.push_back({k.name, k.kernel, k.threads, static_cast<size_t>(k.dynamic_smem)});
   }
-  std::printf("  (local B/thr: local memory per thread; 0 means nothing spilled from registers)\n");
+  print_kernel_resources(runnable);
 }
 
 }  // namespace gemm::warp_tiling

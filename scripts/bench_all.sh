@@ -2,8 +2,8 @@
 # The benchmark sweep behind every figure and table in docs/: every variant of every GPU chapter,
 # with cuBLAS fp32 and fp16 timed in the same processes, over
 #   square sizes   256 512 1024 2048 4096 8192
-#   awkward sizes  1000^3, 4093^3 (ragged tiles everywhere), 4096 x 4096 x 4100 (K just past a
-#                  multiple of 4)
+#   awkward sizes  1000^3, 4093^3 (ragged tiles everywhere), 4096 x 4096 x 4100 (K a multiple of 4
+#                  but not of 8)
 #   skinny shapes  4096 x 4096 x 256 (short K), 256 x 256 x 8192 (tiny C, long K),
 #                  8192 x 128 x 8192 (a narrow C)
 # plus chapter 00 (CPU) at 4096 and 01_naive on managed memory at 4096, the machine's own limits

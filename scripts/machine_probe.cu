@@ -7,8 +7,9 @@
 //     the L2's size, read many times), shared memory (every SM reading its own shared array);
 //   - compute: the FP32 FMA peak (eight independent FMA chains per thread, no memory at all);
 //   - latency: one thread following a chain of pointers (each load's address is the previous
-//     load's value, so nothing overlaps) in shared memory, in a buffer that stays in L1, in one
-//     that stays in L2, and in one far larger than L2 (DRAM; this includes TLB misses);
+//     load's value, so nothing overlaps) in shared memory, and through global buffers from 16 KB
+//     to 512 MB: the footprint at which the latency steps up shows where L1 and L2 end (the
+//     largest ones also pay for TLB misses);
 //   - sizes: registers, shared memory, L2 and DRAM, from cudaDeviceGetAttribute.
 // Each number is the median of several timed runs (CUDA events, or clock64() for latencies).
 //
@@ -42,7 +43,7 @@ __global__ void read_kernel(const float4* __restrict__ in, size_t n, int passes,
   for (int p = 0; p < passes; ++p)
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
          i += size_t(gridDim.x) * blockDim.x) {
-      const float4 v = in[i];
+      const float4 v = __ldcg(in + i);  // cached in L2 only: an L2 measurement must not hit L1
       acc += (v.x + v.y) + (v.z + v.w);
     }
   if (acc == -1.0f) *sink = acc;
@@ -84,13 +85,10 @@ __global__ void fma_kernel(int iters, float* sink) {
 
 // ---- latency: pointer chasing ----------------------------------------------------------------
 // chain[i] holds the index of the next element to visit. One thread, one load in flight.
-// warm: first walk the whole chain once, so the timed walk finds it in cache (L1, L2 levels); a
-// DRAM measurement skips it and walks a chain far larger than L2, so every load misses.
-__global__ void chase_global_kernel(const unsigned* chain, int steps, bool warm, unsigned* out,
+__global__ void chase_global_kernel(const unsigned* chain, int steps, unsigned* out,
                                     long long* cycles) {
   unsigned j = 0;
-  if (warm)
-    for (int s = 0; s < steps; ++s) j = chain[j];
+  for (int s = 0; s < steps; ++s) j = chain[j];  // untimed walk: brings the chain into cache
   const long long t0 = clock64();
   for (int s = 0; s < steps; ++s) j = chain[j];
   const long long t1 = clock64();
@@ -158,14 +156,14 @@ std::vector<unsigned> random_cycle(size_t lines, std::mt19937& rng) {
   return next;
 }
 
-// Cycles per dependent load over a buffer of `bytes`, one visit per 128-byte line. A cache level
-// is measured by walking every line of the chain (steps = lines) twice, timing the second walk.
-enum class Where { kShared, kCached, kDram };
-double chase_cycles(size_t bytes, Where where, std::mt19937& rng) {
+// Cycles per dependent load over a chain through `bytes`, one visit per 128-byte line. The chain is
+// walked once untimed and then timed (up to 2^20 loads each), so a chain that fits in a cache is
+// found there, and one that does not keeps missing it.
+double chase_cycles(size_t bytes, bool shared, std::mt19937& rng) {
   constexpr unsigned kStride = 32;  // 32 x 4 bytes: one element per 128-byte line
   const size_t lines = bytes / (kStride * sizeof(unsigned));
   const std::vector<unsigned> next = random_cycle(lines, rng);
-  const int steps = where == Where::kDram ? 16384 : static_cast<int>(lines);
+  const int steps = static_cast<int>(std::min<size_t>(lines, size_t(1) << 20));
   DeviceBuffer<unsigned> d_next(lines), chain(lines * kStride), out(1);
   DeviceBuffer<long long> cycles(1);
   CUDA_CHECK(cudaMemcpy(d_next.get(), next.data(), lines * sizeof(unsigned), cudaMemcpyHostToDevice));
@@ -173,12 +171,11 @@ double chase_cycles(size_t bytes, Where where, std::mt19937& rng) {
   scatter_chain_kernel<<<256, 256>>>(d_next.get(), lines, kStride, chain.get());
   GEMM_LAUNCH_CHECK();
   std::vector<double> per_load;
-  for (int r = 0; r < 5; ++r) {
-    if (where == Where::kShared)
+  for (int r = 0; r < 3; ++r) {
+    if (shared)
       chase_shared_kernel<<<1, 1>>>(chain.get(), steps, out.get(), cycles.get());
     else
-      chase_global_kernel<<<1, 1>>>(chain.get(), steps, where == Where::kCached, out.get(),
-                                    cycles.get());
+      chase_global_kernel<<<1, 1>>>(chain.get(), steps, out.get(), cycles.get());
     GEMM_LAUNCH_CHECK();
     long long c = 0;
     CUDA_CHECK(cudaMemcpy(&c, cycles.get(), sizeof c, cudaMemcpyDeviceToHost));
@@ -282,16 +279,17 @@ int main(int argc, char** argv) {
   // Latencies, in SM clock cycles (clock64 counts the SM's own cycles).
   {
     std::mt19937 rng(12345);
-    const double smem = chase_cycles(kSmemChain * sizeof(unsigned), Where::kShared, rng);
-    const double l1 = chase_cycles(16 << 10, Where::kCached, rng);
-    const double l2 = chase_cycles(std::min<size_t>(dev.l2_bytes / 4, 8 << 20), Where::kCached, rng);
-    const double dram = chase_cycles(std::min<size_t>(dram_bytes, 512u << 20), Where::kDram, rng);
-    rows.push_back({"shared", "load latency", smem, "cycles", "measured"});
-    rows.push_back({"L1", "load latency (16 KB chain)", l1, "cycles", "measured"});
-    rows.push_back({"L2", "load latency (chain of a quarter of L2, at most 8 MB)", l2, "cycles",
-                    "measured"});
-    rows.push_back({"DRAM", "load latency (512 MB chain, includes TLB misses)", dram, "cycles",
-                    "measured"});
+    rows.push_back({"shared", "load latency", chase_cycles(kSmemChain * sizeof(unsigned), true, rng),
+                    "cycles", "measured"});
+    // The latency of a global load against the footprint of the data: a plateau per level (L1,
+    // L2, DRAM), and a step where the footprint outgrows one. scripts/plot.py draws this curve.
+    for (size_t kb : {16, 64, 128, 512, 2048, 8192, 16384, 32768, 65536, 131072, 524288}) {
+      const size_t bytes = kb << 10;
+      if (bytes > dram_bytes) break;
+      char what[64];
+      std::snprintf(what, sizeof what, "load latency, %zu KB footprint", kb);
+      rows.push_back({"latency", what, chase_cycles(bytes, false, rng), "cycles", "measured"});
+    }
   }
   // Sizes.
   int smem_block_optin = 0, regs_block = 0;

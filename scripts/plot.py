@@ -17,6 +17,8 @@ error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
                       Nsight Compute measured)
   tile_sweep_02.png   chapter 02's tile sizes: GFLOPS next to the occupancy the occupancy API
                       computes (and the achieved occupancy, with profile.csv)
+  latency.png         the latency of a dependent global load against the data's footprint
+                      (machine_probe): one plateau per level of the memory hierarchy
   fp16_error.png      chapter 05's error study: fp16-input error and fp32-accumulation error vs K
 Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotlib
 (scripts/requirements.txt).
@@ -116,7 +118,9 @@ def ladder(rows, out, written):
 
 
 def gflops_vs_size(rows, out, written):
-    sizes = sorted({dims(r)[0] for r in rows if dims(r)[0] == dims(r)[1] == dims(r)[2]})
+    # The powers of two of the sweep (1000 and 4093 are on the shapes figure).
+    sizes = sorted({dims(r)[0] for r in rows if dims(r)[0] == dims(r)[1] == dims(r)[2]
+                    and dims(r)[0] & (dims(r)[0] - 1) == 0})
     fig, ax = plt.subplots(figsize=(8, 4.8))
     for c in gpu_chapters(rows):
         pts = [(s, headline(rows, c, (s,) * 3)) for s in sizes]
@@ -251,6 +255,29 @@ def tile_sweep(rows, resources, profile, out, written):
     save(fig, out, "tile_sweep_02.png", written)
 
 
+def latency(machine, out, written):
+    pts = [(int(r["quantity"].split(",")[1].split()[0]), float(r["value"])) for r in machine
+           if r["level"] == "latency"]
+    smem = machine_value(machine, "shared", "load latency")
+    l2_mb = next((float(r["value"]) for r in machine if r["quantity"] == "L2 size"), None)
+    clock = next((float(r["value"]) for r in machine if r["quantity"] == "max SM clock"), None)
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label="global load (pointer chase)")
+    if smem:
+        ax.axhline(smem, color="#55a868", linestyle=":", label=f"shared memory: {smem:.0f} cycles")
+    if l2_mb:
+        ax.axvline(l2_mb * 1024, color="gray", linestyle="--", linewidth=0.8)
+        ax.text(l2_mb * 1024 * 1.08, ax.get_ylim()[0] + 10, f"L2 = {l2_mb:.0f} MB", fontsize=8, color="gray")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("footprint of the chain (KB, log scale)")
+    ax.set_ylabel("cycles per dependent load")
+    extra = f" (at {clock / 1000:.2f} GHz, 100 cycles = {100000 / clock:.0f} ns)" if clock else ""
+    ax.set_title(f"Load latency against footprint on the {machine[0]['device']}{extra}", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    save(fig, out, "latency.png", written)
+
+
 def fp16_error(rows, out, written):
     k = [int(r["K"]) for r in rows]
     inputs = [float(r["err_fp16_inputs_vs_fp32_exact"]) for r in rows]
@@ -291,8 +318,9 @@ def main():
     shapes(rows, out, written)
     if machine:
         roofline(rows, machine, profile, out, written)
+        latency(machine, out, written)
     else:
-        missing.append("roofline.png (needs machine.csv from machine_probe)")
+        missing.append("roofline.png and latency.png (need machine.csv from machine_probe)")
     if resources:
         tile_sweep(rows, resources, profile, out, written)
     else:

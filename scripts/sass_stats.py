@@ -62,8 +62,8 @@ def demangle(names):
 
 def short(name):
     """'void gemm::tiling_2d::(anonymous namespace)::k<128, 128>(float const*, ...)' -> 'k<128, 128>'."""
-    name = name.split("(")[0] if not name.startswith("(") else name
-    name = re.sub(r"^void ", "", name)
+    name = re.sub(r"^void ", "", name.replace("(anonymous namespace)::", ""))
+    name = name.split("(")[0]
     depth, cut = 0, 0
     for i, ch in enumerate(name):  # the last '::' outside template brackets
         depth += ch == "<"

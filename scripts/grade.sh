@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# Grades the exercises on this machine's GPU (docs/instructors.md): builds them with
+# -DGEMM_EXERCISES=ON, runs `ctest -L exercise` (each exercise on every test shape, then under the
+# four compute-sanitizer tools) and prints one line per exercise: passed, failed (where and why),
+# or not attempted.
+#
+#   bash scripts/grade.sh                   # this working tree's NN_name/exercise.cu files
+#   bash scripts/grade.sh submissions/      # every submissions/<student>/NN_name/exercise.cu; a
+#                                           # file a student did not hand in is graded as the
+#                                           # skeleton ("not attempted")
+#   bash scripts/grade.sh --selftest        # the harness itself: every unmodified skeleton must be
+#                                           # graded "not attempted", every chapter's kernel in its
+#                                           # place must pass
+# Environment:
+#   BUILD_DIR=build-grade        the build directory, kept between runs: after the first student
+#                                only the exercise.cu files are compiled again
+#   GEMM_ARCH=native             CUDA architectures (70 for a V100: needs CUDA 12, not 13)
+#   GEMM_EXTRA_SHAPES=MxNxK,...  hidden shapes, on top of the tests' own
+#   GEMM_EXTRA_SHAPES_FILE=FILE  hidden shapes in a file: one MxNxK per line, # comments
+#   SANITIZE=0                   skip compute-sanitizer (much faster; a missing barrier may pass)
+#   JOBS=4                       tests run in parallel
+#   TIMEOUT=300                  seconds before a test is stopped (a kernel may hang)
+#
+# Exit status: 0 when every exercise passed (--selftest: every check held), 1 otherwise,
+# 2 for a bad command line, 3 when no GPU is visible.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD_DIR:-$root/build-grade}
+arch=${GEMM_ARCH:-native}
+jobs=${JOBS:-4}
+timeout=${TIMEOUT:-300}
+
+usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
+
+selftest=0
+submissions=""
+case "${1:-}" in
+  -h | --help) usage; exit 0 ;;
+  --selftest) selftest=1 ;;
+  "") ;;
+  -*) echo "grade.sh: unknown option '$1' (try --help)." >&2; exit 2 ;;
+  *)
+    if [ ! -d "$1" ]; then
+      echo "grade.sh: '$1' is not a directory of submissions (try --help)." >&2
+      exit 2
+    fi
+    submissions=$(cd "$1" && pwd) ;;
+esac
+if [ $# -gt 1 ]; then
+  echo "grade.sh: one argument at most: a directory of submissions, or --selftest." >&2
+  exit 2
+fi
+
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "grade.sh: no NVIDIA GPU is visible on this machine (nvidia-smi -L failed), so the" \
+       "exercises cannot be graded here." >&2
+  exit 3
+fi
+# ctest runs the tests in the build tree: a relative path to hidden shapes must survive that.
+if [ -n "${GEMM_EXTRA_SHAPES_FILE:-}" ]; then
+  if [ ! -r "$GEMM_EXTRA_SHAPES_FILE" ]; then
+    echo "grade.sh: cannot read GEMM_EXTRA_SHAPES_FILE '$GEMM_EXTRA_SHAPES_FILE'." >&2
+    exit 2
+  fi
+  shapes_dir=$(cd "$(dirname "$GEMM_EXTRA_SHAPES_FILE")" && pwd)
+  GEMM_EXTRA_SHAPES_FILE="$shapes_dir/$(basename "$GEMM_EXTRA_SHAPES_FILE")"
+  export GEMM_EXTRA_SHAPES_FILE
+fi
+
+mkdir -p "$build/grading"
+summary="$build/grading/summary.txt"
+: > "$summary"
+generator=()
+command -v ninja >/dev/null && [ ! -f "$build/CMakeCache.txt" ] && generator=(-G Ninja)
+
+# configure LOG [-DVAR=VALUE...]
+configure() {
+  local log=$1
+  shift
+  if ! cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+       -DCMAKE_CUDA_ARCHITECTURES="$arch" -DGEMM_EXERCISES=ON \
+       -DGEMM_EXERCISE_TIMEOUT="$timeout" "$@" > "$log" 2>&1; then
+    tail -n 20 "$log"
+    echo "grade.sh: configuring $build failed (log: $log)." >&2
+    exit 1
+  fi
+  generator=()
+  mapfile -t exercises < <(grep -E '^[0-9]{2}_' "$build/grades/exercises.txt" 2>/dev/null)
+  if [ ${#exercises[@]} -eq 0 ]; then
+    echo "grade.sh: this build has no exercises (no NN_name/exercise.cu, or Catch2 is not" \
+         "installed: see README.md, Requirements)." >&2
+    exit 1
+  fi
+}
+
+# ctest's per-test result lines, as "name<TAB>status" (Passed, Failed, Skipped, Timeout,
+# Not Run, Exception: SegFault, ...).
+declare -A status
+read_statuses() {
+  status=()
+  local name st
+  local result='([A-Z][A-Za-z]*( Run)?(: [A-Za-z]+)?)'  # "Passed", "Not Run", "Exception: X"
+  while IFS=$'\t' read -r name st; do status[$name]=$st; done < <(
+    sed -nE "s/^ *[0-9]+\/[0-9]+ +Test +#[0-9]+: +([^ ]+) [ .]*(\*\*\*)?$result +[0-9.]+ sec.*\$/\1\t\3/p" \
+        "$1")
+}
+
+# The grade line of exercise $1 from its grading test, its grade file and its sanitizer tests.
+verdict() {
+  local ex=$1 st=${status[${1}_exercise]:-missing} line=""
+  [ -f "$build/grades/${ex}_exercise.txt" ] && line=$(head -n 1 "$build/grades/${ex}_exercise.txt")
+  local shape=""
+  [[ $line == "failed: crashed or hung at "* ]] && shape=${line#failed: crashed or hung at }
+  case "$st" in
+    Passed)
+      local bad="" t tool
+      for t in "${!status[@]}"; do
+        [[ $t =~ ^${ex}_exercise_(memcheck|racecheck|synccheck|initcheck)_(.*)$ ]] || continue
+        tool=${BASH_REMATCH[1]}
+        case "${status[$t]}" in
+          Passed | Skipped) ;;
+          Timeout) bad+="${bad:+, }$tool timed out at ${BASH_REMATCH[2]}" ;;
+          *) bad+="${bad:+, }$tool reported errors at ${BASH_REMATCH[2]}" ;;
+        esac
+      done
+      if [ -n "$bad" ]; then
+        echo "failed: compute-sanitizer: $bad"
+      else
+        echo "${line:-passed}"
+      fi ;;
+    Skipped) echo "skipped: this GPU cannot run it (see $build/grading logs)" ;;
+    Timeout) echo "failed: timed out after $timeout s${shape:+ at $shape}" ;;
+    missing) echo "failed: the grading test did not run" ;;
+    *)
+      if [ -n "$shape" ]; then
+        echo "failed: crashed at $shape ($st)"
+      elif [ -n "$line" ]; then
+        echo "$line"
+      else
+        echo "failed: the test did not finish ($st)"
+      fi ;;
+  esac
+}
+
+# grade WHO DIR: configure for DIR's exercise.cu files ("" = the working tree), build each
+# exercise on its own (a compile error costs that exercise only), run the tests, print the lines.
+total=0
+passed=0
+warned_sanitizer=0
+grade() {
+  local who=$1 dir=$2 logs="$build/grading/${1:-working_tree}"
+  mkdir -p "$logs"
+  configure "$logs/configure.log" -DGEMM_EXERCISE_SELFTEST=OFF -DGEMM_EXERCISE_DIR="$dir"
+  local ex built=() regex
+  declare -A compile_error=()
+  for ex in "${exercises[@]}"; do
+    if cmake --build "$build" --target "${ex}_exercise_tests" "${ex}_exercise" \
+         > "$logs/build_$ex.log" 2>&1; then
+      built+=("$ex")
+    else
+      compile_error[$ex]=$(grep -m 1 -E 'error|undefined reference' "$logs/build_$ex.log" |
+                           sed -E "s#${dir:-$root}/##g" | cut -c 1-160)
+    fi
+  done
+  rm -f "$build"/grades/*_exercise.txt
+  status=()
+  if [ ${#built[@]} -gt 0 ]; then
+    regex="^($(IFS='|'; echo "${built[*]}"))_exercise"
+    local skip_sanitizer=()
+    [ "${SANITIZE:-1}" = 0 ] && skip_sanitizer=(-LE exercise_sanitize)
+    ctest --test-dir "$build" -L '^exercise$' "${skip_sanitizer[@]}" -R "$regex" -j "$jobs" \
+          --output-on-failure > "$logs/ctest.log" 2>&1
+    read_statuses "$logs/ctest.log"
+    cp "$build"/grades/*_exercise.txt "$logs/" 2>/dev/null
+    if [ "$warned_sanitizer" = 0 ] &&
+       grep -q '^GEMM_COMPUTE_SANITIZER:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt"; then
+      echo "   (compute-sanitizer was not found: the exercises are graded without it)"
+      warned_sanitizer=1
+    fi
+  fi
+  for ex in "${exercises[@]}"; do
+    local line
+    if [ -n "${compile_error[$ex]+x}" ]; then
+      line="failed: does not compile: ${compile_error[$ex]:-see $logs/build_$ex.log}"
+    else
+      line=$(verdict "$ex")
+    fi
+    total=$((total + 1))
+    [[ $line == passed* ]] && passed=$((passed + 1))
+    if [ -n "$who" ]; then
+      printf "%-16s %-18s %s\n" "$who" "$ex" "$line" | tee -a "$summary"
+    else
+      printf "%-18s %s\n" "$ex" "$line" | tee -a "$summary"
+    fi
+  done
+}
+
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+
+if [ $selftest = 1 ]; then
+  logs="$build/grading/selftest"
+  mkdir -p "$logs"
+  configure "$logs/configure.log" -DGEMM_EXERCISE_SELFTEST=ON -DGEMM_EXERCISE_DIR=
+  echo "== selftest on $gpu: building every exercise, solution and test program"
+  if ! cmake --build "$build" --target exercises > "$logs/build.log" 2>&1; then
+    grep -m 5 -E 'error|undefined reference' "$logs/build.log"
+    echo "grade.sh: the exercises do not build (log: $logs/build.log)." >&2
+    exit 1
+  fi
+  rm -f "$build"/grades/*_skeleton.txt "$build"/grades/*_solution.txt
+  ctest --test-dir "$build" -L '^exercise_selftest$' -j "$jobs" --output-on-failure \
+        > "$logs/ctest.log" 2>&1
+  read_statuses "$logs/ctest.log"
+  # One line per exercise and side: what the grader said, and whether that is what it must say.
+  check() {  # check EXERCISE SIDE TEST
+    local st=${status[$3]:-missing} line="(no grade written)" ok="ok"
+    [ -f "$build/grades/${1}_$2.txt" ] && line=$(head -n 1 "$build/grades/${1}_$2.txt")
+    [ "$st" = Passed ] || ok="WRONG ($st)"
+    [ "$st" = Timeout ] && line="(timed out after $timeout s)"
+    total=$((total + 1))
+    [ "$ok" = ok ] && passed=$((passed + 1))
+    printf "%-18s %-9s %-60s %s\n" "$1" "$2:" "$line" "$ok" | tee -a "$summary"
+  }
+  echo
+  echo "================ grade.sh --selftest: $gpu ================" | tee -a "$summary"
+  for ex in "${exercises[@]}"; do
+    check "$ex" skeleton "${ex}_exercise_selftest_skeleton"
+    check "$ex" solution "${ex}_exercise_selftest_solution"
+    st=${status[${ex}_exercise_selftest_memcheck]:-missing}
+    total=$((total + 1))
+    case "$st" in
+      Passed) passed=$((passed + 1)); memcheck="clean" ;;
+      Skipped) passed=$((passed + 1)); memcheck="skipped (compute-sanitizer not found)" ;;
+      *) memcheck="WRONG ($st)" ;;
+    esac
+    printf "%-18s %-9s %s\n" "$ex" "memcheck:" "skeleton at 67x45x39: $memcheck" | tee -a "$summary"
+  done
+  others=0
+  for t in "${!status[@]}"; do
+    [[ $t =~ _selftest_(skeleton|solution|memcheck)$ ]] && continue
+    total=$((total + 1))
+    others=$((others + 1))
+    if [ "${status[$t]}" = Passed ]; then passed=$((passed + 1)); else
+      printf "%-28s %s\n" "$t" "WRONG (${status[$t]})" | tee -a "$summary"; fi
+  done
+  echo "no GPU needed: $others checks (every exercise target compiles, each program lists its" \
+       "kernel)" | tee -a "$summary"
+  echo "grade.sh --selftest: $passed of $total checks held (logs: $logs)" | tee -a "$summary"
+  [ "$passed" -eq "$total" ] && [ "$total" -gt 0 ]
+  exit $?
+fi
+
+if [ -z "$submissions" ]; then
+  echo "== grading the exercises of $root on $gpu"
+  grade "" ""
+else
+  # Either a class (one folder per student) or one student's folder itself.
+  students=()
+  if compgen -G "$submissions/[0-9][0-9]_*/exercise.cu" > /dev/null; then
+    students=("$submissions")
+  else
+    for d in "$submissions"/*/; do students+=("${d%/}"); done
+  fi
+  if [ ${#students[@]} -eq 0 ]; then
+    echo "grade.sh: $submissions holds no submissions (expected <student>/NN_name/exercise.cu)." >&2
+    exit 2
+  fi
+  echo "== grading ${#students[@]} submission(s) from $submissions on $gpu"
+  for s in "${students[@]}"; do
+    if ! compgen -G "$s/[0-9][0-9]_*/exercise.cu" > /dev/null; then
+      echo "   $(basename "$s"): no NN_name/exercise.cu inside: every exercise is the skeleton"
+    fi
+    grade "$(basename "$s")" "$s"
+  done
+fi
+echo "grade.sh: $passed of $total passed (summary: $summary; logs: $build/grading/)"
+[ "$passed" -eq "$total" ]
