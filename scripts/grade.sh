@@ -106,24 +106,31 @@ read_statuses() {
         "$1")
 }
 
+# The compute-sanitizer findings of exercise $1, as "memcheck reported errors at 67x45x39, ...".
+sanitizer_findings() {
+  local bad="" t tool
+  for t in $(printf '%s\n' "${!status[@]}" | sort); do
+    [[ $t =~ ^${1}_exercise_(memcheck|racecheck|synccheck|initcheck)_(.*)$ ]] || continue
+    tool=${BASH_REMATCH[1]}
+    case "${status[$t]}" in
+      Passed | Skipped) ;;
+      Timeout) bad+="${bad:+, }$tool timed out at ${BASH_REMATCH[2]}" ;;
+      "Not Run") bad+="${bad:+, }$tool could not start at ${BASH_REMATCH[2]} (see the ctest log)" ;;
+      *) bad+="${bad:+, }$tool reported errors at ${BASH_REMATCH[2]}" ;;
+    esac
+  done
+  echo "$bad"
+}
+
 # The grade line of exercise $1 from its grading test, its grade file and its sanitizer tests.
 verdict() {
   local ex=$1 st=${status[${1}_exercise]:-missing} line=""
   [ -f "$build/grades/${ex}_exercise.txt" ] && line=$(head -n 1 "$build/grades/${ex}_exercise.txt")
-  local shape=""
+  local shape="" bad
   [[ $line == "failed: crashed or hung at "* ]] && shape=${line#failed: crashed or hung at }
+  bad=$(sanitizer_findings "$ex")
   case "$st" in
     Passed)
-      local bad="" t tool
-      for t in "${!status[@]}"; do
-        [[ $t =~ ^${ex}_exercise_(memcheck|racecheck|synccheck|initcheck)_(.*)$ ]] || continue
-        tool=${BASH_REMATCH[1]}
-        case "${status[$t]}" in
-          Passed | Skipped) ;;
-          Timeout) bad+="${bad:+, }$tool timed out at ${BASH_REMATCH[2]}" ;;
-          *) bad+="${bad:+, }$tool reported errors at ${BASH_REMATCH[2]}" ;;
-        esac
-      done
       if [ -n "$bad" ]; then
         echo "failed: compute-sanitizer: $bad"
       else
@@ -133,12 +140,15 @@ verdict() {
     Timeout) echo "failed: timed out after $timeout s${shape:+ at $shape}" ;;
     missing) echo "failed: the grading test did not run" ;;
     *)
+      # A wrong result first; what the sanitizers saw often says why (a race, an unguarded edge).
+      local also=""
+      [ -n "$bad" ] && also="; compute-sanitizer: $bad"
       if [ -n "$shape" ]; then
-        echo "failed: crashed at $shape ($st)"
+        echo "failed: crashed at $shape ($st)$also"
       elif [ -n "$line" ]; then
-        echo "$line"
+        echo "$line$also"
       else
-        echo "failed: the test did not finish ($st)"
+        echo "failed: the test did not finish ($st)$also"
       fi ;;
   esac
 }
@@ -154,6 +164,11 @@ grade() {
   configure "$logs/configure.log" -DGEMM_EXERCISE_SELFTEST=OFF -DGEMM_EXERCISE_DIR="$dir"
   local ex built=() regex
   declare -A compile_error=()
+  # The tests run every program through tests/tools/expect_exit (skips without a GPU or a tool).
+  if ! cmake --build "$build" --target expect_exit > "$logs/build_expect_exit.log" 2>&1; then
+    echo "grade.sh: building the test tools failed (log: $logs/build_expect_exit.log)." >&2
+    exit 1
+  fi
   for ex in "${exercises[@]}"; do
     if cmake --build "$build" --target "${ex}_exercise_tests" "${ex}_exercise" \
          > "$logs/build_$ex.log" 2>&1; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Paste what a chapter program printed about its kernels into that chapter's README.
 
-scripts/check_gpu.sh saves every chapter's output to bench.log. Each README marks the place:
+scripts/bench_all.sh (run by scripts/check_gpu.sh) saves every chapter's output to bench.log. Each README marks the place:
 
     <!-- program-output:04_2d_tiling -->
     ...replaced...
@@ -28,13 +28,15 @@ MARK = re.compile(r"(<!-- program-output:(?P<chapter>[\w.-]+)(?P<flag> --[\w-]+)
 
 def resources_block(log_lines, chapter):
     """The lines from 'kernel resources' up to the next 'verification' line, in the first run of
-    `chapter` in the log (check_gpu.sh writes '--- NAME' before each program)."""
+    `chapter` in the log (bench_all.sh writes '--- NAME MxNxK' before each program)."""
     inside, grab, out = False, False, []
     for line in log_lines:
         if line.startswith("--- "):
             if inside and grab:
                 break
-            inside = line.strip() == f"--- {chapter}"
+            # "--- NAME" (check_gpu.sh) or "--- NAME MxNxK" (bench_all.sh), but not a run with flags.
+            words = line.split()
+            inside = words[1:2] == [chapter] and not any(w.startswith("--") for w in words[2:])
             continue
         if inside and line.startswith("kernel resources"):
             grab = True
