@@ -63,19 +63,17 @@ static inline unsigned read_and_clear_open_gaps() {
   return gaps;
 }
 
-inline Variant make_variant(const std::string& name, LaunchF32 launch) {
+// One variant from a launcher of either precision (fp32 inputs for 01-04, fp16 for 05-06).
+inline Variant make_variant(const std::string& name, LaunchF32 f32, LaunchF16 f16 = nullptr) {
   Variant v;
   v.name = name;
-  v.f32 = launch;
+  v.f32 = f32;
+  v.f16 = f16;
   v.summary = "your kernel (the exercise)";
   return v;
 }
-inline Variant make_variant(const std::string& name, LaunchF16 launch) {
-  Variant v;
-  v.name = name;
-  v.f16 = launch;
-  v.summary = "your kernel (the exercise)";
-  return v;
+inline Variant make_variant(const std::string& name, LaunchF16 f16) {
+  return make_variant(name, nullptr, f16);
 }
 
 }  // namespace gemm::exercise
