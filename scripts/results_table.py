@@ -148,6 +148,7 @@ def ladder(rows):
             base = "cuBLAS fp16" if r["precision"] == "f16" else ("cuBLAS SGEMM" if r["chapter"] != "00_cpu_reference" else "- (CPU)")
             lines.append(f"| {r['chapter']} | `{r['variant']}` | {r['precision']} | {float(r['gflops']):,.0f} | "
                          f"{fmt_pct(r['pct_of_cublas'])} | {base} |")
+    lines.sort()  # chapter order (chapter 00, on the CPU, runs last in the sweep)
     for prec, name in (("f32", "cuBLAS SGEMM (no TF32)"), ("f16", "cuBLAS fp16 in, fp32 accumulate")):
         b = [r for r in rows if r["chapter"] == "cublas" and r["precision"] == prec
              and (int(r["m"]), int(r["n"]), int(r["k"])) == sq and "@" not in r["variant"]]
@@ -179,8 +180,8 @@ def profile_table(rows, key):
         name = f"{r['chapter'][:2]} `{r['variant']}`" if key == "headlines" else f"`{r['variant']}`"
         lines.append(
             f"| {name} | {fmt(r['duration_ms'], 3)} | {fmt(r['regs_per_thread'], 0)} | "
-            f"{fmt(r['smem_bytes_per_block'], 0)} B | {fmt(r['theoretical_occupancy_pct'], 0)}% / "
-            f"{fmt(r['achieved_occupancy_pct'], 0)}% | {fmt(r['sectors_per_request'], 1)} | "
+            f"{fmt(r['smem_bytes_per_block'], 0)} B | {fmt(r['theoretical_occupancy_pct'], 1)}% / "
+            f"{fmt(r['achieved_occupancy_pct'], 1)}% | {fmt(r['sectors_per_request'], 1)} | "
             f"{fmt(r['shared_ld_conflict_pct'], 1)}% / {fmt(r['shared_st_conflict_pct'], 1)}% | "
             f"{fmt(r['spill_bytes'], 0)} | {fmt(r['ffma_per_shared_ld'], 1)} | {fmt(r['fma_pipe_pct'], 1)}% | "
             f"{fmt(r['tensor_pipe_pct'], 1)}% | {fmt(r['dram_mb'], 0)} |")
@@ -216,7 +217,7 @@ def resources_table(rows, key):
     for r in mine:
         lines.append(f"| {r['chapter']} | `{r['kernel']}` | {r['threads']} | {r['regs_per_thread']} | "
                      f"{int(r['smem_bytes_per_block']):,} B | {r['local_bytes_per_thread']} | {r['blocks_per_sm']} | "
-                     f"{r['warps_per_sm']} | {float(r['occupancy_pct']):.0f}% |")
+                     f"{r['warps_per_sm']} | {float(r['occupancy_pct']):.1f}% |")
     return "\n".join(lines) + "\n"
 
 
