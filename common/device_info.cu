@@ -101,10 +101,11 @@ void print_kernel_resources(const std::vector<KernelResources>& kernels) {
       csv << "device,commit,chapter,kernel,threads,regs_per_thread,local_bytes_per_thread,"
              "smem_bytes_per_block,blocks_per_sm,warps_per_sm,occupancy_pct\n";
   }
-  cudaDeviceProp prop{};
   int device = 0, max_threads = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  cudaDeviceProp prop{};
+  if (csv.is_open()) CUDA_CHECK(cudaGetDeviceProperties(&prop, device));  // the name, for the CSV
   std::printf("kernel resources on this GPU (cudaFuncGetAttributes and the occupancy API; at most "
               "%d threads per SM):\n",
               max_threads);
@@ -116,16 +117,15 @@ void print_kernel_resources(const std::vector<KernelResources>& kernels) {
     int blocks = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.kernel, k.threads,
                                                              k.dynamic_smem));
+    const size_t smem = attr.sharedSizeBytes + k.dynamic_smem;
+    const int warps = blocks * k.threads / 32;
+    const double occupancy = 100.0 * blocks * k.threads / max_threads;
     std::printf("  %-42s %7d %11d %14zu %12zu %9d %8d %8.0f%%\n", k.name.c_str(), k.threads,
-                attr.numRegs, attr.localSizeBytes, attr.sharedSizeBytes + k.dynamic_smem, blocks,
-                blocks * k.threads / 32, 100.0 * blocks * k.threads / max_threads);
-    if (csv.is_open()) {
-      if (prop.name[0] == '\0') CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+                attr.numRegs, attr.localSizeBytes, smem, blocks, warps, occupancy);
+    if (csv.is_open())
       csv << '"' << prop.name << "\"," << git_commit() << ',' << g_resources_chapter << ','
           << k.name << ',' << k.threads << ',' << attr.numRegs << ',' << attr.localSizeBytes
-          << ',' << attr.sharedSizeBytes + k.dynamic_smem << ',' << blocks << ','
-          << blocks * k.threads / 32 << ',' << 100.0 * blocks * k.threads / max_threads << '\n';
-    }
+          << ',' << smem << ',' << blocks << ',' << warps << ',' << occupancy << '\n';
   }
 }
 

@@ -118,7 +118,9 @@ __global__ void scatter_chain_kernel(const unsigned* next, size_t lines, unsigne
 }
 
 // ---- helpers -------------------------------------------------------------------------------------
-// Median of `reps` timed runs (after two untimed ones), in milliseconds.
+// Median of `reps` timed runs (after two untimed ones), in milliseconds. Not common/'s GpuTimer:
+// that one flushes L2 before every run, which is right for a GEMM and would empty the very cache
+// the L2 measurement reads.
 template <class F>
 double median_ms(F&& run, int reps = 9) {
   cudaEvent_t a, b;
