@@ -151,8 +151,17 @@ void launch_cp_async(const __half* A, const __half* B, float* C, int M, int N, i
   }
 }
 
+std::string cp_async_runs_instead(const void* A, const void* B, const float* C, int, int N,
+                                  int K) {
+  if (!cp_async_ready()) return "ran wmma_vec_loads: needs sm_80";
+  if (!vec8_ok(static_cast<const __half*>(A), static_cast<const __half*>(B), C, N, K))
+    return "ran wmma_vec_loads, scalar loads: rows not 16-byte aligned";
+  return "";
+}
+
 std::vector<KernelInfo> cp_async_kernels() {
-  return {{"wmma_cp_async", reinterpret_cast<const void*>(kKernel), kThreads, kSmemBytes, true}};
+  return {{"wmma_cp_async", reinterpret_cast<const void*>(kKernel), kThreads, kSmemBytes,
+           KernelInfo::kSm80}};
 }
 
 }  // namespace gemm::warp_tiling

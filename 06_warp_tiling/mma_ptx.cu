@@ -20,18 +20,19 @@
 //
 // Preconditions: none. On sm_75 the launcher runs wmma_vec_loads instead. When pointers, N or K do
 // not allow 16-byte copies (an odd K, say), the launcher first packs A and B into zero-padded,
-// aligned copies and runs the same kernel on them: unlike wmma_cp_async, which falls back to
-// kernel 3's scalar loads there, the headline keeps its speed at every size (README.md, Measured).
+// aligned copies made for this call (packing.cuh) and runs the same kernel on them: unlike
+// wmma_cp_async, which falls back to kernel 3's scalar loads there, this kernel keeps its speed at
+// every size (README.md, Measured).
 // Build and run:  cmake --build build --target 06_warp_tiling
 //                 ./build/bin/06_warp_tiling --variant mma_sync_ptx
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).
 // =================================================================================================
 #include "06_warp_tiling/warp_tiling.cuh"
 
-#include <algorithm>
 #include <cstdint>
 
 #include "06_warp_tiling/mma_ptx.cuh"
+#include "06_warp_tiling/packing.cuh"
 #include "06_warp_tiling/tile_helpers.cuh"
 #include "common/cuda_check.cuh"
 
@@ -46,29 +47,6 @@ namespace gemm::warp_tiling {
 __device__ __forceinline__ void store2_guarded(float* __restrict__ C, int M, int N, int row,
                                                int col, float x, float y) {
   if (row < M && col < N) *reinterpret_cast<float2*>(&C[row * N + col]) = make_float2(x, y);
-}
-
-// Packing, for shapes the 16-byte copies cannot read directly (K or N not a multiple of 8, or
-// unaligned A or B): copy rows x cols of src into a zero-padded dst of rows_p x cols_p, whose rows
-// (cols_p halves, a multiple of 8) start at 16-byte boundaries. Each thread writes one 16-byte
-// chunk of dst; its 8 source halves are read one by one (src rows may start anywhere). A pass over
-// A and B costs reading and writing them once, a few percent of the GEMM at large sizes; libraries
-// do the same ("packing") for the same reason.
-__global__ void pack_padded_kernel(const __half* __restrict__ src, int rows, int cols,
-                                   __half* __restrict__ dst, int rows_p, int cols_p) {
-  const long long chunks = static_cast<long long>(rows_p) * (cols_p / 8);
-  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < chunks;
-       c += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int r = static_cast<int>(c / (cols_p / 8));
-    const int c0 = static_cast<int>(c % (cols_p / 8)) * 8;
-    alignas(16) __half v[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-      v[i] = (r < rows && c0 + i < cols) ? src[static_cast<long long>(r) * cols + c0 + i]
-                                         : __float2half(0.0f);
-    *reinterpret_cast<uint4*>(&dst[static_cast<long long>(r) * cols_p + c0]) =
-        *reinterpret_cast<const uint4*>(v);
-  }
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -248,32 +226,6 @@ bool aligned(const void* p, int bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
-// Device memory for packed copies of A and B, kept between launches and grown when needed (a
-// cudaMalloc per launch would cost more than the packing). Freed at exit.
-__half* packing_buffer(size_t halves) {
-  struct Buffer {
-    __half* p = nullptr;
-    size_t halves = 0;
-    ~Buffer() {
-      if (p) cudaFree(p);
-    }
-  };
-  static Buffer buffer;
-  if (buffer.halves < halves) {
-    if (buffer.p) CUDA_CHECK(cudaFree(buffer.p));  // cudaFree waits for kernels still using it
-    CUDA_CHECK(cudaMalloc(&buffer.p, halves * sizeof(__half)));
-    buffer.halves = halves;
-  }
-  return buffer.p;
-}
-
-void pack(const __half* src, int rows, int cols, __half* dst, int rows_p, int cols_p,
-          cudaStream_t stream) {
-  const long long chunks = static_cast<long long>(rows_p) * (cols_p / 8);
-  const int blocks = static_cast<int>(std::min<long long>((chunks + 255) / 256, 4096));
-  pack_padded_kernel<<<blocks, 256, 0, stream>>>(src, rows, cols, dst, rows_p, cols_p);
-  GEMM_LAUNCH_CHECK();
-}
 }  // namespace
 
 void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int N, int K,
@@ -284,26 +236,27 @@ void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int 
   }
   // KEY: rows of C that start 8-byte aligned take the register epilogue, others the staged one.
   const auto kernel = (aligned(C, 8) && N % 2 == 0) ? kKernel : kKernelStagedC;
-  if (K % 8 == 0 && N % 8 == 0 && aligned(A, 16) && aligned(B, 16)) {
-    kernel<<<grid_for(M, N), kThreads, kSmemBytes, stream>>>(A, B, C, M, N, K, N);
-    GEMM_LAUNCH_CHECK();
-    return;
-  }
-  // KEY: any other shape: pack A and B into zero-padded, 16-byte aligned copies, then the same
-  // kernel. The padding adds zero terms (K) and zero columns that are never stored (N).
-  const int Kp = ceil_div(K, 8) * 8, Np = ceil_div(N, 8) * 8;
-  __half* Ap = packing_buffer(static_cast<size_t>(M) * Kp + static_cast<size_t>(Kp) * Np);
-  __half* Bp = Ap + static_cast<size_t>(M) * Kp;  // M * Kp is a multiple of 8: Bp stays aligned
-  pack(A, M, K, Ap, M, Kp, stream);
-  pack(B, K, N, Bp, Kp, Np, stream);
-  kernel<<<grid_for(M, N), kThreads, kSmemBytes, stream>>>(Ap, Bp, C, M, N, Kp, Np);
+  // KEY: A and B themselves when their rows start at 16-byte boundaries, else zero-padded copies
+  // made for this call (packing.cuh); then the same kernel. The padding adds zero terms (K) and
+  // zero columns that are never stored (N).
+  const AlignedOperands ops(A, B, M, N, K, stream);
+  kernel<<<grid_for(M, N), kThreads, kSmemBytes, stream>>>(ops.a(), ops.b(), C, M, N, ops.k(),
+                                                            ops.ldb());
   GEMM_LAUNCH_CHECK();
 }
 
+std::string mma_sync_ptx_runs_instead(const void* A, const void* B, const float* C, int M,
+                                      int N, int K) {
+  if (mma_ptx_ready()) return "";
+  const std::string scalar = vec_loads_runs_instead(A, B, C, M, N, K);
+  return "ran wmma_vec_loads" + (scalar.empty() ? "" : ", " + scalar) + ": needs sm_80";
+}
+
 std::vector<KernelInfo> mma_ptx_kernels() {
-  return {{"mma_sync_ptx", reinterpret_cast<const void*>(kKernel), kThreads, kSmemBytes, true},
+  return {{"mma_sync_ptx", reinterpret_cast<const void*>(kKernel), kThreads, kSmemBytes,
+           KernelInfo::kSm80},
           {"mma_sync_ptx (staged C epilogue)", reinterpret_cast<const void*>(kKernelStagedC),
-           kThreads, kSmemBytes, true}};
+           kThreads, kSmemBytes, KernelInfo::kSm80}};
 }
 
 }  // namespace gemm::warp_tiling

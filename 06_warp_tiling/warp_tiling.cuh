@@ -2,6 +2,7 @@
 // the chapter's list of variants, its resource table and its ceiling microbenchmark.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "common/gemm.cuh"
@@ -31,7 +32,32 @@ void launch_cp_async(const __half* A, const __half* B, float* C, int M, int N, i
 void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int N, int K,
                          cudaStream_t stream);
 
-// The expected fastest first (the chapter's headline), then the refinements in order.
+// wgmma_tma.cu, wgmma_ws.cu: the Hopper steps (sm_90a: compute capability 9.0 and a build whose
+// architecture list has 90; elsewhere they run mma_sync_ptx, and say so). hopper.md explains them.
+// 6. TMA copies into 128-byte-swizzled stages, mbarriers, wgmma.mma_async m64n256k16.
+void launch_wgmma_tma(const __half* A, const __half* B, float* C, int M, int N, int K,
+                      cudaStream_t stream);
+// 7. + warp specialization: a producer warpgroup (TMA) and two consumer warpgroups (wgmma),
+//    full/empty barriers per stage, setmaxnreg.
+void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
+                                   int K, cudaStream_t stream);
+// 8. + persistent: one block per SM looping over the tiles, in an order that shares L2.
+void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
+                             cudaStream_t stream);
+
+// What a launcher runs instead of its own kernel on this GPU, for this shape (Variant's note):
+// "" when it runs as named.
+std::string vec_loads_runs_instead(const void* A, const void* B, const float* C, int M, int N,
+                                   int K);
+std::string cp_async_runs_instead(const void* A, const void* B, const float* C, int M, int N,
+                                  int K);
+std::string mma_sync_ptx_runs_instead(const void* A, const void* B, const float* C, int M, int N,
+                                      int K);
+std::string hopper_runs_instead(const void* A, const void* B, const float* C, int M, int N,
+                                int K);
+
+// The chapter's headline first: on a GPU that runs the Hopper kernels, the fastest of them;
+// elsewhere mma_sync_ptx. Then the other variants, in the order of the steps.
 std::vector<Variant> variants();
 
 // Prints, for every compiled kernel of the chapter: registers per thread, local memory per thread
@@ -41,15 +67,18 @@ void print_resources();
 // For print_resources(): one compiled kernel, its block size and dynamic shared memory. A launcher
 // with a 16-byte fast path has two kernels behind it (16-byte and scalar); each .cu lists its own.
 struct KernelInfo {
+  enum Needs { kAnyGpu, kSm80, kSm90a };
   const char* name;
   const void* kernel;
   int threads;
   int dynamic_smem;  // bytes
-  bool needs_sm80;   // cp.async / ldmatrix / mma.sync: skipped on older GPUs
+  Needs needs;       // kSm80: cp.async / ldmatrix / mma.sync; kSm90a: TMA, wgmma, setmaxnreg
 };
-std::vector<KernelInfo> wmma_kernels();      // warp_tiling.cu
-std::vector<KernelInfo> cp_async_kernels();  // cp_async.cu
-std::vector<KernelInfo> mma_ptx_kernels();   // mma_ptx.cu
+std::vector<KernelInfo> wmma_kernels();       // warp_tiling.cu
+std::vector<KernelInfo> cp_async_kernels();   // cp_async.cu
+std::vector<KernelInfo> mma_ptx_kernels();    // mma_ptx.cu
+std::vector<KernelInfo> wgmma_tma_kernels();  // wgmma_tma.cu
+std::vector<KernelInfo> wgmma_ws_kernels();   // wgmma_ws.cu
 
 // wmma_ceiling.cu: `06_warp_tiling --wmma-ceiling`. Times kernels that do nothing but
 // wmma::mma_sync (and, on sm_80+, mma.sync.m16n8k16) on fragments held in registers, and prints

@@ -23,11 +23,19 @@ using LaunchF32 = void (*)(const float* A, const float* B, float* C, int M, int 
 using LaunchF16 = void (*)(const __half* A, const __half* B, float* C, int M, int N, int K,
                            cudaStream_t stream);
 
+// When a launcher runs another kernel than the one its name promises (a GPU too old for it, a build
+// without its architecture, a shape its fast path cannot take), it says so: a note such as
+// "ran wmma_vec_loads: needs sm_80", which the results table and the CSV print beside the name.
+// Returns "" when the variant runs as named. A, B, C: the launcher's pointers (alignment matters).
+using RunsInstead = std::string (*)(const void* A, const void* B, const float* C, int M, int N,
+                                    int K);
+
 struct Variant {
   std::string name;
   LaunchF32 f32 = nullptr;
   LaunchF16 f16 = nullptr;
   std::string summary;
+  RunsInstead runs_instead = nullptr;  // optional; nullptr: always runs as named
 };
 
 // Ceiling division, for grid sizes: the number of tiles of size `tile` that cover `n`.

@@ -46,6 +46,12 @@ void Problem::launch(const Variant& v, cudaStream_t stream) {
     v.f16(dA16.get(), dB16.get(), dC.get(), M, N, K, stream);
 }
 
+std::string Problem::runs_instead(const Variant& v) const {
+  if (!v.runs_instead) return "";
+  if (v.f32) return v.runs_instead(dA.get(), dB.get(), dC.get(), M, N, K);
+  return v.runs_instead(dA16.get(), dB16.get(), dC.get(), M, N, K);
+}
+
 void Problem::run(const Variant& v, cudaStream_t stream) {
   dC.poison(stream);
   launch(v, stream);

@@ -35,6 +35,8 @@ struct Problem {
   // Only the launch, for timing loops (no poisoning).
   void launch(const Variant& v, cudaStream_t stream);
   std::vector<float> result() const { return dC.download(); }
+  // The variant's note for these buffers and this shape ("" when it runs as named).
+  std::string runs_instead(const Variant& v) const;
 
   // Managed memory: move the pages of A, B and C to the GPU before the kernels touch them.
   void prefetch_to_gpu(int device, cudaStream_t stream);

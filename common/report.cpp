@@ -37,8 +37,10 @@ void print_table_row(const ResultRow& r) {
   if (r.pct_of_baseline >= 0) std::snprintf(pct, sizeof pct, "%.1f%%", r.pct_of_baseline);
   if (r.max_error >= 0) std::snprintf(err, sizeof err, "%.2e", r.max_error);
   if (r.err_over_bound >= 0) std::snprintf(ratio, sizeof ratio, "%.2e", r.err_over_bound);
-  std::printf("%-38s %10.3f %10.1f %10s %10s %10s  %s\n", r.variant.c_str(), r.time.median_ms,
+  std::printf("%-38s %10.3f %10.1f %10s %10s %10s  %s", r.variant.c_str(), r.time.median_ms,
               r.gflops, pct, err, ratio, r.status.c_str());
+  if (!r.note.empty()) std::printf("  (%s)", r.note.c_str());
+  std::printf("\n");
   std::fflush(stdout);
 }
 
@@ -56,15 +58,16 @@ bool append_csv(const std::string& path, const MachineInfo& mi, const ResultRow&
   if (fresh)
     out << "device,sm_clock_mhz,cuda_version,commit,chapter,variant,precision,m,n,k,"
            "median_ms,min_ms,reps,gflops,pct_of_cublas,err_over_bound,status,"
-           "peak_fp32_gflops,peak_dram_gbs,max_error\n";
+           "peak_fp32_gflops,peak_dram_gbs,max_error,note\n";
   char line[1024];
   // Device names contain spaces but no commas or quotes; quote them anyway for spreadsheet tools.
   std::snprintf(line, sizeof line,
-                "\"%s\",%d,%s,%s,%s,%s,%s,%d,%d,%d,%.6f,%.6f,%d,%.2f,%.2f,%.4g,%s,%.1f,%.1f,%.4g\n",
+                "\"%s\",%d,%s,%s,%s,%s,%s,%d,%d,%d,%.6f,%.6f,%d,%.2f,%.2f,%.4g,%s,%.1f,%.1f,%.4g,\"%s\"\n",
                 mi.device.c_str(), mi.sm_clock_mhz, mi.cuda_version.c_str(), git_commit(),
                 r.chapter.c_str(), r.variant.c_str(), r.precision.c_str(), r.m, r.n, r.k,
                 r.time.median_ms, r.time.min_ms, r.time.reps, r.gflops, r.pct_of_baseline,
-                r.err_over_bound, r.status.c_str(), mi.peak_gflops, mi.peak_gbs, r.max_error);
+                r.err_over_bound, r.status.c_str(), mi.peak_gflops, mi.peak_gbs, r.max_error,
+                r.note.c_str());
   out << line;
   return static_cast<bool>(out);
 }

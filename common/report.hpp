@@ -28,6 +28,7 @@ struct ResultRow {
   double err_over_bound = -1.0;   // max |c - ref| / bound; < 0: not verified
   double max_error = -1.0;        // max |c - ref|; < 0: not verified
   std::string status;             // PASS, FAIL or UNVERIFIED
+  std::string note;               // what ran instead of the named kernel (Variant::runs_instead)
 };
 
 struct MachineInfo {

@@ -141,10 +141,12 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   };
   // One row: verify the first run's output (C poisoned with NaN before it), then time.
   auto measure = [&](const std::string& chapter, const std::string& name,
-                     const std::function<void(cudaStream_t)>& launch, bool is_baseline) {
+                     const std::function<void(cudaStream_t)>& launch, bool is_baseline,
+                     const std::string& note) {
     ResultRow row;
     row.chapter = chapter;
     row.variant = name + suffix;
+    row.note = note;
     row.status = "UNVERIFIED";
     if (reference) {
       problem.dC.poison(stream);
@@ -175,7 +177,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
       else
         cublas->gemm_f16(problem.dA16.get(), problem.dB16.get(), problem.dC.get(), opt.m, opt.n,
                          opt.k, s);
-    }, true);
+    }, true, "");
   }
   if (opt.managed) {
     ResultRow row;
@@ -187,7 +189,8 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
     report(row);
   }
   for (const Variant* v : selected)
-    measure(ch.name, v->name, [&](cudaStream_t s) { problem.launch(*v, s); }, false);
+    measure(ch.name, v->name, [&](cudaStream_t s) { problem.launch(*v, s); }, false,
+            problem.runs_instead(*v));
 
   CUDA_CHECK(cudaStreamDestroy(stream));
   if (!all_passed) {

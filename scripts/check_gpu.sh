@@ -115,6 +115,40 @@ if has bench && [ -s "$csv" ]; then
     pct = ($15 < 0) ? "      -" : sprintf("%6.1f%%", $15);
     printf "  %-18s %-26s %10.1f GFLOPS %s of cuBLAS  %s\n", $5, $6, $14, pct, $17}' "$csv"
   grep -h "bench_all.sh:" "$out/bench_progress.log" 2>/dev/null | tail -n 1
+  echo
+  echo "06_warp_tiling, every variant: % of cuBLAS fp16 at four sizes (ran: what ran instead, if anything)"
+  awk -F, 'NR > 1 && $5 == "06_warp_tiling" && $6 !~ /@/ {
+    key = $8 "x" $9 "x" $10
+    if (key != "4096x4096x4096" && key != "8192x8192x8192" && key != "4093x4093x4093" &&
+        key != "1024x1024x1024") next
+    if (!($6 in seen)) { seen[$6] = 1; order[n++] = $6 }
+    pct[$6, key] = $15; if ($21 != "" && $21 != "\"\"") ran[$6] = ran[$6] " " key ": " $21
+  } END {
+    split("4096x4096x4096 8192x8192x8192 4093x4093x4093 1024x1024x1024", sizes, " ")
+    printf "  %-24s %9s %9s %9s %9s\n", "variant", "4096^3", "8192^3", "4093^3", "1024^3"
+    for (i = 0; i < n; ++i) {
+      v = order[i]; printf "  %-24s", v
+      for (j = 1; j <= 4; ++j) printf " %8.1f%%", pct[v, sizes[j]]
+      printf "%s\n", (v in ran) ? "  ran" ran[v] : ""
+    }
+  }' "$csv"
+fi
+if has tests; then
+  echo
+  echo "two problems at once on two non-blocking streams, every variant (ctest gpu_tests_streams_*):"
+  grep -E "gpu_tests_streams_[0-9a-z_]+ .*(Passed|Failed|Skipped|\*\*\*)" "$out/tests.log" |
+    sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ +\.+ */ /'
+fi
+if has profile && [ -s "$out/profile.csv" ]; then
+  echo
+  python3 - "$out/profile.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["chapter"] == "06_warp_tiling"]
+for r in rows[:1]:
+    pipes = [float(r[k]) for k in ("tensor_pipe_pct", "tensor_gmma_pipe_pct") if r.get(k)]
+    print(f"Nsight Compute, 06 headline {r['variant']} at {r['size']}^3: tensor pipe "
+          f"{max(pipes):.1f}% of peak while active, {float(r['duration_ms']):.3f} ms")
+PY
 fi
 echo
 if [ $status -eq 0 ]; then echo "check_gpu.sh: ALL PASSED"; else echo "check_gpu.sh: FAILURES (see $out)"; fi

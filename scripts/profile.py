@@ -51,12 +51,17 @@ METRICS = {
     "ffma_thread_instructions": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
     "fma_pipe_pct": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
     "tensor_pipe_pct": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    # Hopper's warpgroup instruction (wgmma, HGMMA in the SASS) has a pipe counter of its own; it
+    # exists only on compute capability 9.x, so it is asked for only there (HOPPER_METRICS).
+    "tensor_gmma_pipe_pct": "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
     "dram_read_bytes": "dram__bytes_read.sum",
     "dram_write_bytes": "dram__bytes_write.sum",
     "l2_read_sectors": "lts__t_sectors_srcunit_tex_op_read.sum",
     "sm_throughput_pct": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "dram_throughput_pct": "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
 }
+
+HOPPER_METRICS = {"tensor_gmma_pipe_pct"}
 
 # Multipliers that bring ncu's units to ours (it may print bytes as Kbyte/Mbyte, time as usecond).
 UNIT = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1, "usecond": 1e3,
@@ -68,9 +73,9 @@ def variants_of(exe):
     return [line.strip() for line in out.splitlines()[1:] if line.strip()]
 
 
-def profile_one(ncu, exe, variant, size):
+def profile_one(ncu, exe, variant, size, metrics):
     cmd = [ncu, "--clock-control", "none", "--cache-control", "all", "--launch-count", "1",
-           "--csv", "--page", "raw", "--metrics", ",".join(METRICS.values()),
+           "--csv", "--page", "raw", "--metrics", ",".join(metrics.values()),
            str(exe), "--variant", variant, "--size", str(size), "--iters", "1", "--warmup", "0",
            "--no-verify", "--no-baseline"]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -84,7 +89,7 @@ def profile_one(ncu, exe, variant, size):
     header, units, values = rows[0], rows[1], rows[2]
     raw = {}
     for ours, metric in METRICS.items():
-        if metric not in header:
+        if metric not in metrics.values() or metric not in header:
             raw[ours] = ""  # not available on this GPU (e.g. no tensor pipe before Volta)
             continue
         i = header.index(metric)
@@ -123,6 +128,10 @@ def main():
     jobs = [(e, v) for e in exes for v in variants_of(e)]
     gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.splitlines()
+    cap = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.split()
+    hopper = bool(cap) and cap[0].startswith("9.")
+    metrics = {k: v for k, v in METRICS.items() if hopper or k not in HOPPER_METRICS}
     commit = os.environ.get("GEMM_COMMIT") or subprocess.run(
         ["git", "-C", str(pathlib.Path(__file__).parent), "describe", "--always", "--dirty", "--abbrev=10"],
         capture_output=True, text=True).stdout.strip() or "unknown"
@@ -133,7 +142,7 @@ def main():
     for n, (exe, variant) in enumerate(jobs, 1):
         print(f"[{n}/{len(jobs)}] ncu {exe.name} --variant {variant}", flush=True)
         try:
-            r = profile_one(args.ncu, exe, variant, args.size)
+            r = profile_one(args.ncu, exe, variant, args.size, metrics)
         except RuntimeError as e:
             print(e, file=sys.stderr)
             failed += 1

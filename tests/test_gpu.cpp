@@ -132,9 +132,8 @@ gemm::VerifyResult run_and_verify(const gemm::Variant& v, const Shape& s, Cases&
   return c.reference->verify(c.problem->result());
 }
 
-}  // namespace
-
-TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[variants]") {
+// The chapters to test: all, or the one GEMM_TEST_CHAPTER names.
+std::vector<std::pair<std::string, std::vector<gemm::Variant>>> selected_chapters() {
   const char* only = std::getenv("GEMM_TEST_CHAPTER");
   auto chapters = all_gpu_chapters();
   if (only) {
@@ -143,6 +142,13 @@ TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[v
       if (ch.first == only) keep.push_back(ch);
     chapters = keep;
   }
+  return chapters;
+}
+
+}  // namespace
+
+TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[variants]") {
+  const auto chapters = selected_chapters();
   REQUIRE_FALSE(chapters.empty());  // a typo in GEMM_TEST_CHAPTER must not pass vacuously
   Cases cases;
   Grader grader;
@@ -168,6 +174,60 @@ TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[v
     INFO("an unmodified skeleton must fail and still reach every gap; it got: " << grade);
     CHECK(grade.rfind("not attempted", 0) == 0);
   }
+}
+
+// A kernel called as a library kernel is: two different problems at the same time, on two
+// non-blocking streams (which do not wait for each other), for every variant. A launcher that
+// keeps process-wide scratch memory fails here (chapter 06's packing buffer once did: hundreds of
+// thousands of wrong elements). Each pair mixes shapes that take the fast paths with shapes that
+// need packing or scalar fallbacks, and the launch order alternates between repetitions.
+TEST_CASE("every variant is correct on two streams at once", "[streams]") {
+  const auto chapters = selected_chapters();
+  REQUIRE_FALSE(chapters.empty());
+  const std::vector<std::pair<Shape, Shape>> pairs = {
+      {{1000, 999, 1001}, {777, 555, 333}},  // both packed / scalar: odd K and N
+      {{2000, 1999, 2001}, {301, 203, 105}},
+      {{520, 512, 4096}, {129, 264, 72}},    // both 16-byte aligned: the fastest paths, deep K
+      {{1024, 1024, 1024}, {99, 1000, 999}}, // one aligned, one packed
+  };
+  constexpr int kRepeats = 3;
+  cudaStream_t streams[2];
+  for (cudaStream_t& st : streams)
+    CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  Cases cases;
+  int checked = 0;
+  for (const auto& [chapter, variants] : chapters) {
+    for (const auto& v : variants) {
+      if (!can_run(v)) continue;
+      const gemm::Precision p = v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16;
+      for (const auto& [first, second] : pairs) {
+        Case& a = cases.get(first, p);
+        Case& b = cases.get(second, p);
+        for (int rep = 0; rep < kRepeats; ++rep) {
+          // Both launches are queued before either finishes: the kernels (and any packing) overlap.
+          if (rep % 2 == 0) {
+            a.problem->run(v, streams[0]);
+            b.problem->run(v, streams[1]);
+          } else {
+            b.problem->run(v, streams[1]);
+            a.problem->run(v, streams[0]);
+          }
+          CUDA_CHECK(cudaDeviceSynchronize());
+          const gemm::VerifyResult ra = a.reference->verify(a.problem->result());
+          const gemm::VerifyResult rb = b.reference->verify(b.problem->result());
+          INFO(chapter << " / " << v.name << ", repetition " << rep << ": " << first.str() << " "
+                       << ra.describe() << "; " << second.str() << " " << rb.describe());
+          CHECK(ra.passed());
+          CHECK(rb.passed());
+          ++checked;
+        }
+      }
+    }
+  }
+  for (cudaStream_t st : streams) CUDA_CHECK(cudaStreamDestroy(st));
+  REQUIRE(checked > 0);  // a chapter whose every variant was skipped must not pass vacuously
+  std::printf("checked %d concurrent pairs, seed %llu\n", checked,
+              static_cast<unsigned long long>(g_seed));
 }
 
 TEST_CASE("the verifier rejects deliberately broken kernels", "[broken]") {

@@ -1,0 +1,39 @@
+// Chapter 06, the Hopper part: what the launchers of wgmma_tma.cu and wgmma_ws.cu share on the
+// host. Host-includable. hopper.md explains the kernels; hopper_ptx.cuh their instructions.
+#pragma once
+
+#include <string>
+
+#include <cuda.h>  // CUtensorMap and its enums (types only: the driver library is not linked)
+
+#include "06_warp_tiling/packing.cuh"
+
+namespace gemm::warp_tiling::hopper {
+
+// The tiles of every Hopper kernel, chosen once here (hopper.md, "The tiles"):
+//   block tile 128 x 256, a K step of 64 halves (128 bytes: one row of the 128-byte swizzle);
+//   A arrives as one TMA box of 64 (k) x 128 (rows), B as four boxes of 64 (columns) x 64 (k),
+//   since a 128-byte-swizzled box is at most 128 bytes wide.
+constexpr int kBM = 128, kBN = 256, kBK = 64;
+constexpr int kBoxN = 64;                                 // columns of B per TMA box
+constexpr int kStageABytes = kBM * kBK * 2;               // 16384
+constexpr int kStageBBytes = kBK * kBN * 2;               // 32768
+constexpr int kStageBytes = kStageABytes + kStageBBytes;  // 49152: the TMA bytes of one K step
+
+// Can this process run the Hopper kernels? Three conditions: this chapter was compiled for sm_90a
+// (its architecture list had 90), the GPU has compute capability 9.0 (sm_90a code runs there and
+// nowhere else), and the driver provides cuTensorMapEncodeTiled. Decided once per process; false
+// without a GPU.
+bool runs_here();
+
+// When !runs_here(): why, in a few words, for the results table ("needs sm_90a (Hopper)").
+std::string why_not();
+
+// The tensor maps of A (M x k) and B (k x N, rows of ldb) as the kernels read them: 128-byte
+// swizzle, zeros outside the matrices. They describe `ops`, the original or packed operands.
+struct TensorMaps {
+  CUtensorMap a, b;
+};
+TensorMaps make_tensor_maps(const AlignedOperands& ops, int M, int N);
+
+}  // namespace gemm::warp_tiling::hopper

@@ -1,0 +1,116 @@
+// Chapter 06, the Hopper part, host side: may this process run the Hopper kernels, and the TMA
+// tensor maps of A and B (hopper.cuh).
+//
+// A tensor map is a 128-byte description of a matrix in global memory that the copy engine reads:
+// address, sizes, row stride, the box it copies per request, the shared-memory swizzle, what to
+// do outside the matrix. It is made on the host by the driver function cuTensorMapEncodeTiled and
+// passed to the kernel by value (a __grid_constant__ parameter). That function belongs to the
+// driver API (libcuda), which this repository does not link: the runtime hands us its address
+// (cudaGetDriverEntryPointByVersion), so the build needs nothing beyond the CUDA runtime.
+#include "06_warp_tiling/hopper.cuh"
+
+#include <cstdint>
+
+#include "06_warp_tiling/tile_helpers.cuh"
+#include "06_warp_tiling/warp_tiling.cuh"
+#include "common/cuda_check.cuh"
+
+namespace gemm::warp_tiling::hopper {
+namespace {
+
+// CMake defines GEMM_HOPPER_BUILT for these files when it compiles them for sm_90a.
+#ifdef GEMM_HOPPER_BUILT
+constexpr bool kBuiltForSm90a = true;
+#else
+constexpr bool kBuiltForSm90a = false;
+#endif
+
+// The signature of cuTensorMapEncodeTiled (cuda.h), as a function pointer type.
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// The driver's cuTensorMapEncodeTiled, or nullptr when the driver does not provide it.
+EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+    // The version of the function's ABI we compiled against: 12.0, when it appeared.
+    const cudaError_t err =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &found);
+#else
+    const cudaError_t err =
+        cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
+#endif
+    return (err == cudaSuccess && found == cudaDriverEntryPointSuccess)
+               ? reinterpret_cast<EncodeTiled>(p)
+               : nullptr;
+  }();
+  return fn;
+}
+
+// One 2D fp16 tensor map: a rows x cols row-major matrix (row stride `ld` halves), read in boxes
+// of box_cols x box_rows, 128-byte swizzled into shared memory, zeros outside the matrix.
+CUtensorMap tensor_map_2d(const __half* base, int rows, int cols, int ld, int box_cols,
+                          int box_rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(__half)};  // bytes, rows
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols),
+                             static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode_tiled()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half*>(base), dims, strides, box,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B,           // KEY: the layout wgmma's descriptors expect
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B,   // fetch 256-byte L2 lines
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);   // KEY: outside the matrix: zeros
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed (CUresult %d) for a %d x %d matrix.\n",
+                 static_cast<int>(r), rows, cols);
+    std::exit(kExitCudaError);
+  }
+  return map;
+}
+
+}  // namespace
+
+bool runs_here() {
+  static const bool ok = [] {
+    int count = 0;  // no GPU (a --list in CI): false, before anything asks the device
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return false;
+    return kBuiltForSm90a && device_cc() == 90 && encode_tiled() != nullptr;
+  }();
+  return ok;
+}
+
+std::string why_not() {
+  if (!kBuiltForSm90a)
+    return device_cc() == 90 ? "needs a build for sm_90a (CMAKE_CUDA_ARCHITECTURES with 90)"
+                             : "needs sm_90a (Hopper)";
+  if (device_cc() != 90) return "needs sm_90a (Hopper)";
+  return encode_tiled() ? "" : "needs a driver with cuTensorMapEncodeTiled (CUDA 12)";
+}
+
+TensorMaps make_tensor_maps(const AlignedOperands& ops, int M, int N) {
+  // The operands' rows start at 16-byte boundaries (packed if they did not), as TMA requires.
+  return {tensor_map_2d(ops.a(), M, ops.k(), ops.k(), kBK, kBM),       // A: boxes 64 x 128
+          tensor_map_2d(ops.b(), ops.k(), N, ops.ldb(), kBoxN, kBK)};  // B: boxes 64 x 64
+}
+
+}  // namespace gemm::warp_tiling::hopper
+
+namespace gemm::warp_tiling {
+
+// The Hopper launchers run mma_sync_ptx where they cannot run, which may itself run another kernel.
+std::string hopper_runs_instead(const void* A, const void* B, const float* C, int M, int N,
+                                int K) {
+  if (hopper::runs_here()) return "";
+  const std::string further = mma_sync_ptx_runs_instead(A, B, C, M, N, K);
+  return further.empty() ? "ran mma_sync_ptx: " + hopper::why_not() : further;
+}
+
+}  // namespace gemm::warp_tiling

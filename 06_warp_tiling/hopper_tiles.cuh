@@ -1,0 +1,125 @@
+// Device pieces shared by the Hopper kernels (wgmma_tma.cu, wgmma_ws.cu); nvcc only.
+//
+//   SharedLayout   where the stages and the barriers live in shared memory
+//   load_stage     one K step of A and B, by TMA, counted into the stage's barrier (one thread)
+//   mma_stage      one K step of a warpgroup's 64 x 256 tile: 4 wgmma m64n256k16
+//   store_tile     a warpgroup's accumulators -> C, guarded
+//   tile order     which tile of C a block computes next
+#pragma once
+
+#include <cstdint>
+
+#include "06_warp_tiling/hopper.cuh"
+#include "06_warp_tiling/hopper_ptx.cuh"
+#include "06_warp_tiling/tile_helpers.cuh"
+
+namespace gemm::warp_tiling::hopper {
+
+constexpr int kBoxBBytes = kBK * kBoxN * 2;  // 8192: one 64 x 64 box of B
+constexpr int kAccs = 64 * kBN / 128;        // 128 fp32 accumulators per thread (m64n256)
+
+// Shared memory of a kernel with STAGES stages:
+//   [STAGES][128 rows][64 k] A    each row 128 bytes, 128-byte swizzled by TMA
+//   [STAGES][4 boxes][64 k][64 n] B    each k-row of a box 128 bytes, 128-byte swizzled
+//   full[STAGES], empty[STAGES]   8-byte mbarriers
+// The 128-byte swizzle repeats every 1024 bytes, and wgmma's descriptors assume a tile starts at
+// such a boundary (base offset 0): the stages start at the first 1024-byte boundary of the
+// dynamic shared memory (the launch asks for 1 KB more than the stages need).
+template <int STAGES>
+struct SharedLayout {
+  static constexpr int kBytes = 1024 + STAGES * kStageBytes + 2 * STAGES * 8;
+  uint32_t base;  // shared-window address, a multiple of 1024
+  __device__ explicit SharedLayout(unsigned char* raw)
+      : base((smem_u32(raw) + 1023u) & ~1023u) {}
+  __device__ uint32_t a(int s) const { return base + s * kStageABytes; }
+  __device__ uint32_t b(int s) const { return base + STAGES * kStageABytes + s * kStageBBytes; }
+  // full[s]: the stage's tiles have landed (the producer's expect_tx + the copy engine's bytes).
+  __device__ uint32_t full(int s) const { return base + STAGES * kStageBytes + 8 * s; }
+  // empty[s]: the consumers are done reading the stage (one arrival per consumer warp).
+  __device__ uint32_t empty(int s) const { return full(STAGES) + 8 * s; }
+};
+
+// One K step into stage s: the A box (rows m0.., k k0..) and the four B boxes (k k0..,
+// columns n0 + 64 b ..), all counted into full(s). Executed by a single thread.
+template <int STAGES>
+__device__ __forceinline__ void load_stage(const SharedLayout<STAGES>& sm, int s,
+                                           const CUtensorMap* map_a, const CUtensorMap* map_b,
+                                           int m0, int n0, int k0) {
+  mbar_arrive_expect_tx(sm.full(s), kStageBytes);  // KEY: 49152 bytes complete this phase
+  tma_load_2d(sm.a(s), map_a, k0, m0, sm.full(s));
+#pragma unroll
+  for (int b = 0; b < kBN / kBoxN; ++b)
+    tma_load_2d(sm.b(s) + b * kBoxBBytes, map_b, n0 + b * kBoxN, k0, sm.full(s));
+}
+
+// One K step (64 deep) of warpgroup `wg`'s rows 64 wg .. 64 wg + 63 of the block tile, from the
+// stage at a_stage / b_stage: 4 wgmmas of k16, one commit group. `accumulate` false on a tile's
+// first K step: D = A * B, no zeroing of the accumulators needed.
+// The descriptors (hopper.md, "Descriptors"):
+//   A, K-major: 8-row groups 1024 bytes apart (SBO); the k16 slice kk starts 32 kk bytes into the
+//     row (the swizzle is applied to the final address, so this plain offset stays correct);
+//     LBO is not used by a K-major swizzled operand whose k16 fits in one 128-byte row.
+//   B, N-major: 8-k groups 1024 bytes apart (SBO), 64-column boxes 8192 apart (LBO); the k16
+//     slice kk starts at k-row 16 kk: 2048 kk bytes.
+__device__ __forceinline__ void mma_stage(float (&acc)[kAccs], uint32_t a_stage, uint32_t b_stage,
+                                          int wg, bool accumulate) {
+  wgmma_fence();  // KEY: order this thread's earlier accumulator accesses before the wgmmas
+#pragma unroll
+  for (int kk = 0; kk < kBK / 16; ++kk) {
+    const uint64_t da = smem_desc_sw128(a_stage + wg * 64 * 128 + kk * 32, 16, 1024);
+    const uint64_t db = smem_desc_sw128(b_stage + kk * 16 * 128, kBoxBBytes, 1024);
+    wgmma_m64n256k16(acc, da, db, accumulate || kk > 0);  // KEY: asynchronous
+  }
+  wgmma_commit();
+}
+
+// A warpgroup's 64 x 256 accumulators -> C rows row0 .., columns col0 .. (the layout is in
+// hopper_ptx.cuh, wgmma_m64n256k16). Each lane writes pairs of columns: a float2 when C's rows
+// start 8-byte aligned (`pairs`: C aligned and N even; then col < N implies col + 1 < N), two
+// guarded floats otherwise. A warp's store covers 8 rows x 32 bytes: whole 32-byte sectors.
+__device__ __forceinline__ void store_tile(const float (&acc)[kAccs], float* __restrict__ C, int M,
+                                           int N, int row0, int col0, bool pairs) {
+  const int t = threadIdx.x % 128, lane = t % 32;
+  const int row = row0 + 16 * (t / 32) + lane / 4;
+  const int col = col0 + 2 * (lane % 4);
+#pragma unroll
+  for (int j = 0; j < kBN / 8; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = row + 8 * h, c = col + 8 * j;
+      if (r >= M || c >= N) continue;
+      float* p = C + static_cast<size_t>(r) * N + c;
+      const float x = acc[4 * j + 2 * h], y = acc[4 * j + 2 * h + 1];
+      if (pairs) {
+        *reinterpret_cast<float2*>(p) = make_float2(x, y);
+      } else {
+        p[0] = x;
+        if (c + 1 < N) p[1] = y;
+      }
+    }
+  }
+}
+
+// ---- Tile order ---------------------------------------------------------------------------------
+// Tile t of C -> (tile row, tile column).
+// Row-major: t walks along a row of tiles. The blocks that run at the same time (one per SM) then
+// cover a few rows of C and every column: they share a few panels of A but read all of B.
+__device__ __forceinline__ int2 tile_row_major(int t, int tiles_n) {
+  return make_int2(t / tiles_n, t % tiles_n);
+}
+
+// Grouped: bands of group_m tile rows; inside a band, column by column. With group_m = 16 the 132
+// tiles that run at once form a block of about 16 x 8 tiles, which read 16 panels of A and 8 of B
+// instead of 4 and 32 (row-major, at 8192^3): about half the bytes per K step have to come into
+// L2 from DRAM. Measured on an H100 at 4096^3 and 8192^3 (wgmma_persistent, TFLOPS), group_m =
+// 4 / 8 / 16 / 32 / 64: 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 / 633 / 612.
+constexpr int kGroupM = 16;
+__device__ __forceinline__ int2 tile_grouped(int t, int tiles_m, int tiles_n, int group_m) {
+  const int band = t / (group_m * tiles_n);
+  const int first = band * group_m;
+  const int rows = min(group_m, tiles_m - first);  // the last band may be narrower
+  const int in_band = t - band * group_m * tiles_n;
+  return make_int2(first + in_band % rows, in_band / rows);
+}
+
+}  // namespace gemm::warp_tiling::hopper

@@ -1,0 +1,52 @@
+// Packing, for the kernels of chapter 06 that copy A and B in 16-byte pieces (mma_sync_ptx's
+// cp.async, and the TMA of the Hopper kernels). Host-includable.
+//
+// Such a copy needs every row of A and B to start at a 16-byte boundary: K and N multiples of 8
+// halves, and A and B themselves 16-byte aligned. For any other shape (4093^3, K = 4100, a
+// pointer A + 1) the launcher does what BLAS libraries do: it packs A and B into zero-padded
+// copies whose rows are rounded up to a multiple of 8 halves, and runs the same kernel on them.
+// The padding adds zero terms to every dot product (K) and columns of C that are never stored (N).
+//
+// The copies belong to one call: they are allocated on the call's stream, from a memory pool,
+// and freed on the same stream after the kernel (cudaMallocFromPoolAsync / cudaFreeAsync). Two
+// calls on two streams at the same time therefore never share a buffer. (A buffer kept between
+// calls, as this chapter once had, corrupted both results when two problems ran at once on two
+// streams: the second call's packing overwrote the first call's operands while its kernel read
+// them.) The pool keeps freed memory for the next call instead of returning it to the driver at
+// every synchronization, so after the first call an allocation costs about as much as a launch.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace gemm::warp_tiling {
+
+// May a kernel read A (M x K) and B (K x N) in 16-byte pieces as they are?
+bool rows_are_16_byte_aligned(const __half* A, const __half* B, int N, int K);
+
+// A and B as a 16-byte kernel may read them: the originals when rows_are_16_byte_aligned, else
+// packed copies (K and N rounded up to multiples of 8). Use: construct before the launch, launch
+// the kernel on `stream` with a(), b(), k() and ldb(), and let it go out of scope after the
+// launch: the destructor frees the copies in stream order, after the kernel has read them.
+class AlignedOperands {
+ public:
+  AlignedOperands(const __half* A, const __half* B, int M, int N, int K, cudaStream_t stream);
+  ~AlignedOperands();
+  AlignedOperands(const AlignedOperands&) = delete;
+  AlignedOperands& operator=(const AlignedOperands&) = delete;
+
+  const __half* a() const { return a_; }  // M x k(), rows of k() halves
+  const __half* b() const { return b_; }  // k() x N, rows of ldb() halves (columns past N are 0)
+  int k() const { return k_; }            // K, or K rounded up to a multiple of 8
+  int ldb() const { return ldb_; }        // N, or N rounded up to a multiple of 8
+  bool packed() const { return copies_ != nullptr; }
+
+ private:
+  const __half* a_;
+  const __half* b_;
+  int k_, ldb_;
+  __half* copies_ = nullptr;  // both packed copies, in one allocation from the pool
+  cudaStream_t stream_;
+};
+
+}  // namespace gemm::warp_tiling
