@@ -34,6 +34,8 @@
 // =================================================================================================
 #include "06_warp_tiling/warp_tiling.cuh"
 
+#include <cstdint>
+
 #include "06_warp_tiling/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
 

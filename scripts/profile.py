@@ -50,6 +50,8 @@ METRICS = {
     "local_st_bytes": "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
     "ffma_thread_instructions": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
     "fma_pipe_pct": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    # On Hopper this counter covers wgmma (HGMMA) too: measured 87% for chapter 06's
+    # wgmma_persistent on an H100, while the wgmma-specific ..._gmma_... counter reads n/a.
     "tensor_pipe_pct": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
     # Hopper's warpgroup instruction (wgmma, HGMMA in the SASS) has a pipe counter of its own; it
     # exists only on compute capability 9.x, so it is asked for only there (HOPPER_METRICS).

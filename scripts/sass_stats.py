@@ -14,6 +14,8 @@ once, however often it runs) and its resources:
   LDG, LDG.128 global loads, all and 128-bit
   STS          shared-memory stores
   HMMA, LDSM   tensor-core multiply-accumulates and the shared-to-register fragment loads (05-06)
+  HGMMA        wgmma, Hopper's warpgroup multiply-accumulate (06, sm_90a)
+  UTMALDG      a TMA copy of a tensor tile from global to shared memory (06, sm_90a)
   LDGSTS       cp.async: global-to-shared copies that bypass registers (06)
   BAR          __syncthreads() and friends
   FFMA/LDS     the register-reuse ratio of chapters 02-04 (in the unrolled inner loop, it is
@@ -41,14 +43,19 @@ GROUPS = [  # (column, predicate on the full opcode such as "LDS.U.128")
     ("HMMA", lambda op: op.split(".")[0] == "HMMA"),
     ("LDSM", lambda op: op.split(".")[0] == "LDSM"),
     ("LDGSTS", lambda op: op.split(".")[0] == "LDGSTS"),
+    ("HGMMA", lambda op: op.split(".")[0] == "HGMMA"),      # wgmma (Hopper)
+    ("UTMALDG", lambda op: op.split(".")[0] == "UTMALDG"),  # a TMA tensor load (Hopper)
     ("BAR", lambda op: op.split(".")[0] == "BAR"),
 ]
 INSTR = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 
 
-def run(cmd):
+def run(cmd, required=True):
+    """cuobjdump's output; "" when it fails and the architecture is an optional one."""
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
+        if not required:
+            return ""
         sys.exit(f"sass_stats.py: {' '.join(cmd)} failed:\n{p.stderr.strip()}")
     return p.stdout
 
@@ -76,17 +83,22 @@ def short(name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary", nargs="+")
-    ap.add_argument("--arch", default="sm_90", help="which embedded architecture (default sm_90)")
+    ap.add_argument("--arch", action="append",
+                    help="an embedded architecture (default sm_90); repeat for more, e.g. --arch sm_90 "
+                         "--arch sm_90a for chapter 06's Hopper kernels (binaries without the second "
+                         "are skipped for it)")
     ap.add_argument("--csv", help="also write the table to this CSV")
     args = ap.parse_args()
     if not shutil.which("cuobjdump"):
         sys.exit("sass_stats.py: cuobjdump (CUDA Toolkit) is not on PATH.")
 
+    archs = args.arch or ["sm_90"]
     rows = []
-    for binary in args.binary:
+    for binary, arch in [(b, a) for b in args.binary for a in archs]:
+        required = arch == archs[0]
         counts = collections.OrderedDict()
         current = None
-        for line in run(["cuobjdump", "-sass", "-arch", args.arch, binary]).splitlines():
+        for line in run(["cuobjdump", "-sass", "-arch", arch, binary], required).splitlines():
             m = re.search(r"Function : (\S+)", line)
             if m:
                 current = m.group(1)
@@ -99,7 +111,7 @@ def main():
                     counts[current][col] += pred(op)
         usage = {}
         func = None
-        for line in run(["cuobjdump", "-res-usage", "-arch", args.arch, binary]).splitlines():
+        for line in run(["cuobjdump", "-res-usage", "-arch", arch, binary], required).splitlines():
             m = re.search(r"Function (\S+):", line)
             if m:
                 func = m.group(1)
@@ -110,6 +122,8 @@ def main():
         names = demangle(list(counts))
         for mangled, c in counts.items():
             row = {"binary": binary.split("/")[-1], "kernel": short(names[mangled])}
+            if any(r["binary"] == row["binary"] and r["kernel"] == row["kernel"] for r in rows):
+                continue  # listed under both architectures
             row.update({col: c[col] for col, _ in GROUPS})
             row["FFMA/LDS"] = f"{c['FFMA'] / c['LDS']:.1f}" if c["LDS"] else "-"
             for key in ("REG", "STACK", "LOCAL", "SHARED"):
@@ -117,7 +131,7 @@ def main():
             rows.append(row)
 
     if not rows:
-        sys.exit(f"sass_stats.py: no {args.arch} kernels found (was it built for {args.arch}? see --arch).")
+        sys.exit(f"sass_stats.py: no {'/'.join(archs)} kernels found (was it built for them? see --arch).")
     cols = ["binary", "kernel"] + [c for c, _ in GROUPS] + ["FFMA/LDS", "REG", "STACK", "LOCAL", "SHARED"]
     width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
     width["kernel"] = min(width["kernel"], 60)
@@ -125,7 +139,7 @@ def main():
     for r in rows:
         print("  ".join(str(r[c])[:width[c]].ljust(width[c]) if c in ("binary", "kernel")
                         else str(r[c]).rjust(width[c]) for c in cols))
-    print(f"(static counts from cuobjdump -sass -arch {args.arch}: an instruction inside a loop counts once)")
+    print(f"(static counts from cuobjdump -sass -arch {'/'.join(archs)}: an instruction inside a loop counts once)")
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")

@@ -72,6 +72,8 @@ std::vector<Shape> test_shapes() {
       {130, 132, 260},
       {40, 56, 72},       // N, K multiples of 8, ragged tiles, a K tail: fast and edge paths mixed
       {136, 264, 200},    // the same, with K long enough for pipelines to reuse their stages
+      {2048, 4352, 72},   // many tiles, short K: persistent kernels loop over several tiles per
+                          // block (272 tiles of 128 x 256), their stages reused across tiles
   };
   if (const char* extra = std::getenv("GEMM_EXTRA_SHAPES")) {
     std::stringstream ss(extra);
