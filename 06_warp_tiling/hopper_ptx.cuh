@@ -93,7 +93,7 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 }
 
 // ---- TMA: one 2D box of a matrix into shared memory ----------------------------------------------
-// The tensor map (built on the host, tensor_map.cu) holds the matrix's address, sizes, row stride,
+// The tensor map (built on the host, hopper_host.cu) holds the matrix's address, sizes, row stride,
 // the box size and the swizzle. (c0, c1) is the box's first element: c0 along the contiguous
 // dimension (the column), c1 along the rows. Elements outside the matrix arrive as zeros, and
 // their bytes still count towards the barrier's transaction count. One thread issues it.

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   chapter.name = "06_warp_tiling";
   chapter.description =
       "tensor cores with block and warp tiling: WMMA warp tiles, padding, 128-bit loads, a "
-      "cp.async pipeline, ldmatrix + mma.sync PTX";
+      "cp.async pipeline, ldmatrix + mma.sync PTX; on Hopper, TMA + mbarriers + wgmma, warp "
+      "specialization and a persistent kernel";
   chapter.variants = gemm::warp_tiling::variants();
   chapter.precision = gemm::Precision::kF16;
   chapter.min_cc = 70;

@@ -118,22 +118,25 @@ if has bench && [ -s "$csv" ]; then
     printf "  %-18s %-26s %10.1f GFLOPS %s of cuBLAS  %s\n", $5, $6, $14, pct, $17}' "$csv"
   grep -h "bench_all.sh:" "$out/bench_progress.log" 2>/dev/null | tail -n 1
   echo
-  echo "06_warp_tiling, every variant: % of cuBLAS fp16 at four sizes (ran: what ran instead, if anything)"
-  awk -F, 'NR > 1 && $5 == "06_warp_tiling" && $6 !~ /@/ {
-    key = $8 "x" $9 "x" $10
-    if (key != "4096x4096x4096" && key != "8192x8192x8192" && key != "4093x4093x4093" &&
-        key != "1024x1024x1024") next
-    if (!($6 in seen)) { seen[$6] = 1; order[n++] = $6 }
-    pct[$6, key] = $15; if ($21 != "" && $21 != "\"\"") ran[$6] = ran[$6] " " key ": " $21
-  } END {
-    split("4096x4096x4096 8192x8192x8192 4093x4093x4093 1024x1024x1024", sizes, " ")
-    printf "  %-24s %9s %9s %9s %9s\n", "variant", "4096^3", "8192^3", "4093^3", "1024^3"
-    for (i = 0; i < n; ++i) {
-      v = order[i]; printf "  %-24s", v
-      for (j = 1; j <= 4; ++j) printf " %8.1f%%", pct[v, sizes[j]]
-      printf "%s\n", (v in ran) ? "  ran" ran[v] : ""
-    }
-  }' "$csv"
+  echo "06_warp_tiling, every variant: % of cuBLAS fp16 at four sizes (and what ran instead, if anything)"
+  python3 - "$csv" <<'PY'
+import csv, sys
+sizes = ["4096x4096x4096", "8192x8192x8192", "4093x4093x4093", "1024x1024x1024"]
+pct, notes, order = {}, {}, []
+for r in csv.DictReader(open(sys.argv[1])):
+    key = f"{r['m']}x{r['n']}x{r['k']}"
+    if r["chapter"] != "06_warp_tiling" or "@" in r["variant"] or key not in sizes:
+        continue
+    if r["variant"] not in order:
+        order.append(r["variant"])
+    pct[r["variant"], key] = float(r["pct_of_cublas"])
+    if r.get("note"):
+        notes.setdefault(r["variant"], []).append(f"{key.split('x')[0]}^3: {r['note']}")
+print("  %-24s %9s %9s %9s %9s" % ("variant", "4096^3", "8192^3", "4093^3", "1024^3"))
+for v in order:
+    cells = "".join("%9.1f%%" % pct[v, s] if (v, s) in pct else "%10s" % "-" for s in sizes)
+    print(f"  {v:<24}{cells}" + ("  (" + "; ".join(notes[v]) + ")" if v in notes else ""))
+PY
 fi
 if has tests; then
   echo
