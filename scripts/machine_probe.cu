@@ -305,6 +305,9 @@ int main(int argc, char** argv) {
   rows.push_back({"DRAM", "DRAM size", total_b / 1073741824.0, "GB", "attribute"});
   rows.push_back({"SM", "SMs", double(dev.sm_count), "SMs", "attribute"});
   rows.push_back({"SM", "max SM clock", dev.sm_clock_khz / 1000.0, "MHz", "attribute"});
+  // scripts/plot.py computes the chip's peaks from the SM count, the clock and what one SM of this
+  // architecture does per clock (docs/roofline.md, section 2).
+  rows.push_back({"SM", "compute capability", dev.cc_major + dev.cc_minor / 10.0, "", "attribute"});
 
   std::printf("\n%-10s %-58s %12s  %-8s %s\n", "level", "quantity", "value", "unit", "source");
   for (const Row& r : rows)

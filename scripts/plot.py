@@ -8,11 +8,13 @@ reads results.csv (scripts/bench_all.sh) and, when they lie next to it, machine.
 error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
 
   ladder.png          each chapter's headline at 4096^3 as bars; cuBLAS fp32 and fp16 as lines;
-                      the GPU's FP32 peak dashed
+                      the chip's FP32 and tensor-core peaks (computed from its SM count, clock and
+                      architecture: chip_peaks) and machine_probe's measured FMA ceiling
   gflops_vs_size.png  each headline's GFLOPS against the (square) size, with cuBLAS
   shapes.png          each headline at the awkward and skinny shapes, as % of cuBLAS
-  roofline.png        the roofline of this GPU (measured DRAM and L2 bandwidth, measured FP32
-                      peak, cuBLAS fp16 as the tensor-core roof) with each chapter at the arithmetic
+  roofline.png        the roofline of this GPU (measured DRAM and L2 bandwidth; the chip's computed
+                      FP32 and tensor-core peaks as roofs; the measured FMA ceiling and cuBLAS at
+                      its best as separate lines) with each chapter at the arithmetic
                       intensity its README derives (and, with profile.csv, at the DRAM intensity
                       Nsight Compute measured)
   tile_sweep_02.png   chapter 02's tile sizes: GFLOPS next to the occupancy the occupancy API
@@ -20,6 +22,13 @@ error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
   latency.png         the latency of a dependent global load against the data's footprint
                       (machine_probe): one plateau per level of the memory hierarchy
   fp16_error.png      chapter 05's error study: fp16-input error and fp32-accumulation error vs K
+
+Other GPUs: every folder next to results.csv that holds a results.csv of its own (docs/figures/h100/,
+written by scripts/bench_my_gpu.sh) is another GPU's run of the same benchmark. For each, OUTDIR gets
+
+  ladder_NAME.png     that GPU's ladder, drawn as ladder.png
+  gpus.png            every GPU side by side: each chapter's headline at 4096^3 in TFLOPS and as
+                      % of cuBLAS on the same GPU (drawn when there is at least one other GPU)
 Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotlib
 (scripts/requirements.txt).
 """
@@ -91,7 +100,7 @@ def save(fig, out, name, written):
     written.append(name)
 
 
-def ladder(rows, out, written):
+def ladder(rows, out, written, name="ladder.png", machine=()):
     sq = (SIZE,) * 3
     chapters = [c for c in gpu_chapters(rows) if headline(rows, c, sq)]
     heads = [headline(rows, c, sq) for c in chapters]
@@ -104,17 +113,65 @@ def ladder(rows, out, written):
         base = baseline(rows, prec, sq)
         if base:
             ax.axhline(base / 1000, linestyle=style, color=color, label=f"{text}: {base / 1000:.0f}")
-    peak = float(heads[0]["peak_fp32_gflops"]) if heads else 0
-    if peak > 0:
-        ax.axhline(peak / 1000, linestyle="--", color="gray", linewidth=0.8,
-                   label=f"FP32 peak (SMs x 128 lanes x 2 x max clock): {peak / 1000:.0f}")
+    # The same peaks as roofline.png: computed from the chip's attributes, and what machine_probe
+    # measured (when its machine.csv is at hand).
+    peak, tensor, how = chip_peaks(machine, heads[0]["device"]) if heads and machine else (None, None, "")
+    if tensor:
+        ax.axhline(tensor / 1000, linestyle="-", color="#8172b2", linewidth=0.8,
+                   label=f"tensor-core peak, fp16 in ({how[1]}): {tensor / 1000:.0f}")
+    if peak:
+        ax.axhline(peak / 1000, linestyle="-", color="gray", linewidth=0.8,
+                   label=f"FP32 peak ({how[0]}): {peak / 1000:.1f}")
+    elif heads and float(heads[0]["peak_fp32_gflops"]) > 0:
+        peak = float(heads[0]["peak_fp32_gflops"])
+        ax.axhline(peak / 1000, linestyle="-", color="gray", linewidth=0.8,
+                   label=f"FP32 peak (SMs x 128 lanes x 2 x max clock): {peak / 1000:.1f}")
+    fma = machine_value(machine, "FP32", "FMA peak") if machine else None
+    if fma:
+        ax.axhline(fma / 1000, linestyle="--", color="gray", linewidth=0.8,
+                   label=f"measured FP32 FMA ceiling (machine_probe): {fma / 1000:.1f}")
     ax.set_xticks(range(len(chapters)), [f"{c[:2]} {label(c)}\n{h['variant']}" for c, h in zip(chapters, heads)],
                   fontsize=7)
     ax.set_yscale("log")
     ax.set_ylabel("TFLOPS at 4096^3 (log scale)")
     ax.set_title(f"The ladder on the {heads[0]['device']} (blue: fp32, green: fp16 inputs)", fontsize=10)
     ax.legend(fontsize=7, loc="upper left")
-    save(fig, out, "ladder.png", written)
+    save(fig, out, name, written)
+
+
+def other_gpus(here):
+    """{folder name: rows} for every folder next to results.csv that holds a results.csv."""
+    return {d.name: load(d / "results.csv") for d in sorted(here.iterdir())
+            if d.is_dir() and (d / "results.csv").exists()}
+
+
+def gpus(sets, out, written):
+    """Each chapter's headline at 4096^3 on every GPU: TFLOPS (left), % of cuBLAS (right)."""
+    sq = (SIZE,) * 3
+    chapters = sorted({c for rows in sets.values() for c in gpu_chapters(rows)})
+    fig, (ax_t, ax_p) = plt.subplots(1, 2, figsize=(14, 4.8))
+    width = 0.8 / len(sets)
+    for i, (device, rows) in enumerate(sets.items()):
+        heads = [headline(rows, c, sq) for c in chapters]
+        x = [j + (i - (len(sets) - 1) / 2) * width for j in range(len(chapters))]
+        tflops = [float(h["gflops"]) / 1000 if h else 0 for h in heads]
+        pct = [max(float(h["pct_of_cublas"]), 0) if h else 0 for h in heads]
+        ax_t.bar(x, tflops, width, label=device)
+        bars = ax_p.bar(x, pct, width, label=device)
+        ax_p.bar_label(bars, labels=[f"{p:.0f}" if p else "" for p in pct], fontsize=6)
+    # The headline is the fastest kernel that runs on each GPU, so it may differ between them.
+    names = [sorted({h["variant"] for rows in sets.values() if (h := headline(rows, c, sq))})
+             for c in chapters]
+    ticks = [f"{c[:2]} {label(c)}\n{' / '.join(n)}" for c, n in zip(chapters, names)]
+    for ax in (ax_t, ax_p):
+        ax.set_xticks(range(len(chapters)), ticks, fontsize=6)
+    ax_t.set_yscale("log")
+    ax_t.set_ylabel("TFLOPS at 4096^3 (log scale)")
+    ax_p.set_ylabel("% of cuBLAS (same precision, same GPU, same process)")
+    ax_p.axhline(100, color="gray", linewidth=0.8, linestyle="--")
+    ax_t.legend(fontsize=7, loc="upper left")
+    fig.suptitle("Each chapter's headline on every GPU measured", fontsize=10)
+    save(fig, out, "gpus.png", written)
 
 
 def gflops_vs_size(rows, out, written):
@@ -168,27 +225,70 @@ def shapes(rows, out, written):
     save(fig, out, "shapes.png", written)
 
 
-def machine_value(machine, level, prefix):
+def machine_value(machine, level, prefix, source="measured"):
     for r in machine:
-        if r["level"] == level and r["quantity"].startswith(prefix) and r["source"] == "measured":
+        if r["level"] == level and r["quantity"].startswith(prefix) and r["source"] == source:
             return float(r["value"])
     return None
+
+
+# What one SM does per clock, by compute capability (docs/roofline.md, section 2): FP32 FMA lanes,
+# and dense fp16 tensor-core multiply-adds with fp32 accumulation, as the datasheets of the data-
+# centre parts give them (V100, T4, A100, A40, L4, H100: peak / (2 x SMs x boost clock)). GeForce
+# cards of 7.5, 8.6 and 8.9 accumulate in fp32 at half that tensor rate.
+PER_SM_PER_CLOCK = {  # cc: (FP32 lanes, fp16 tensor MACs)
+    7.0: (64, 512), 7.5: (64, 512), 8.0: (64, 1024), 8.6: (128, 512), 8.7: (128, 512),
+    8.9: (128, 512), 9.0: (128, 2048),
+}
+# machine.csv files written before machine_probe recorded the compute capability: by the name.
+CC_BY_NAME = {"H100": 9.0, "H200": 9.0, "GH200": 9.0, "A100": 8.0, "V100": 7.0, "T4": 7.5}
+
+
+def chip_peaks(machine, device):
+    """(FP32 peak, fp16 tensor peak) in GFLOPS from the GPU's SM count, its maximum SM clock and
+    PER_SM_PER_CLOCK, and a label saying how; (None, None, "") when the architecture is unknown."""
+    sms = machine_value(machine, "SM", "SMs", "attribute")
+    mhz = machine_value(machine, "SM", "max SM clock", "attribute")
+    cc = machine_value(machine, "SM", "compute capability", "attribute")
+    if cc is None:
+        cc = next((v for k, v in CC_BY_NAME.items() if k in device.split()), None)
+    if not sms or not mhz or cc is None or round(cc, 1) not in PER_SM_PER_CLOCK:
+        return None, None, ""
+    lanes, macs = PER_SM_PER_CLOCK[round(cc, 1)]
+    how = f"{sms:.0f} SMs x {{}} x 2 x {mhz:.0f} MHz"
+    return (sms * lanes * 2 * mhz / 1000, sms * macs * 2 * mhz / 1000,
+            (how.format(f"{lanes} lanes"), how.format(f"{macs} MAC")))
 
 
 def roofline(rows, machine, profile, out, written):
     dram = machine_value(machine, "DRAM", "read bandwidth")
     l2 = machine_value(machine, "L2", "read bandwidth")
-    peak = machine_value(machine, "FP32", "FMA peak")
+    fma = machine_value(machine, "FP32", "FMA peak")  # machine_probe's measured FMA ceiling
     sq = (SIZE,) * 3
-    tensor = max([b for b in (baseline(rows, "f16", (s,) * 3) for s in (4096, 8192)) if b] or [0])
-    fig, ax = plt.subplots(figsize=(8.5, 5.2))
+    device = next(r["device"] for r in rows if r["chapter"] == "cublas")
+    fp32_peak, tensor_peak, how = chip_peaks(machine, device)
+    # The roofs are the chip's: computed peaks (solid). What code reached is drawn separately:
+    # the measured FMA ceiling (dashed), cuBLAS at its best (dotted).
+    fp32_roof = fp32_peak or fma
+    cublas16 = max([b for b in (baseline(rows, "f16", (s,) * 3) for s in (4096, 8192)) if b] or [0])
+    cublas32 = max([b for b in (baseline(rows, "f32", (s,) * 3) for s in (4096, 8192)) if b] or [0])
+    fig, ax = plt.subplots(figsize=(9, 5.6))
     x = [2 ** (e / 4) for e in range(-12, 41)]  # 1/8 to 1024 FLOP per byte
+    roof_label = (f"FP32 peak {fp32_roof / 1000:.1f} TFLOPS ({how[0]})" if fp32_peak
+                  else f"FP32 peak {fma / 1000:.1f} TFLOPS (measured)")
     for bw, name, style in ((dram, "DRAM", "-"), (l2, "L2", "-.")):
-        ax.plot(x, [min(bw * i, peak) for i in x], style, color="black", linewidth=1.2,
-                label=f"{name} {bw / 1000:.1f} TB/s (measured), FP32 peak {peak / 1000:.1f} TFLOPS (measured)")
-    if tensor:
-        ax.plot(x, [min(dram * i, tensor) for i in x], ":", color="#8172b2", linewidth=1.2,
-                label=f"tensor-core roof: cuBLAS fp16 at its best, {tensor / 1000:.0f} TFLOPS")
+        ax.plot(x, [min(bw * i, fp32_roof) for i in x], style, color="black", linewidth=1.2,
+                label=f"{name} {bw / 1000:.1f} TB/s (measured); {roof_label}")
+    if tensor_peak:
+        ax.plot(x, [min(dram * i, tensor_peak) for i in x], "-", color="#8172b2", linewidth=1.0,
+                label=f"tensor-core peak, fp16 in, fp32 acc: {tensor_peak / 1000:.0f} TFLOPS ({how[1]})")
+    lines = [(fma, "--", "gray", "measured FP32 FMA ceiling (machine_probe)")] if fp32_peak else []
+    lines += [(cublas32, ":", "#c44e52", "cuBLAS SGEMM at its best"),
+              (cublas16, ":", "#8172b2", "cuBLAS fp16 at its best")]
+    for value, style, color, text in lines:
+        if value:
+            ax.axhline(value, linestyle=style, color=color, linewidth=0.9,
+                       label=f"{text}: {value / 1000:.1f} TFLOPS")
     measured_ai = {}
     for p in profile:
         if p["chapter"] in INTENSITY and p["chapter"] not in measured_ai and p.get("dram_read_bytes"):
@@ -212,10 +312,18 @@ def roofline(rows, machine, profile, out, written):
     ax.set_xlabel("arithmetic intensity (FLOP per byte of global memory)")
     ax.set_ylabel("GFLOPS at 4096^3")
     note = " (hollow: per byte of DRAM traffic, Nsight Compute)" if measured_ai else ""
-    device = next(r["device"] for r in rows if r["chapter"] == "cublas")
     ax.set_title(f"Roofline of the {device}\nfilled: the intensity each README derives{note}",
                  fontsize=9)
-    ax.legend(fontsize=6.5, loc="lower right")
+    # Said on the figure, not only in the text: a filled dot above the DRAM roof is no error.
+    above = [c[:2] for c in gpu_chapters(rows) if c in INTENSITY and headline(rows, c, sq)
+             and float(headline(rows, c, sq)["gflops"]) > dram * INTENSITY[c]]
+    if above:
+        ax.text(0.01, 0.99, f"Filled dots above the DRAM roof ({', '.join(above)}) are not errors: "
+                "the README's\nintensity counts every load as if it came from DRAM, but most "
+                "of the\noperands come from L1 and L2. The hollow dot is what DRAM really served.",
+                transform=ax.transAxes, fontsize=6.5, va="top", ha="left",
+                bbox=dict(boxstyle="round", facecolor="white", alpha=0.85, linewidth=0.5))
+    ax.legend(fontsize=6, loc="lower right")
     ax.grid(True, which="major", alpha=0.3)
     save(fig, out, "roofline.png", written)
 
@@ -313,7 +421,14 @@ def main():
     machine, resources, profile, errors = (sibling(n) for n in
                                            ("machine.csv", "resources.csv", "profile.csv", "error_study.csv"))
     written, missing = [], []
-    ladder(rows, out, written)
+    ladder(rows, out, written, machine=machine)
+    others = other_gpus(here)
+    for name, other in others.items():
+        other_machine = load(here / name / "machine.csv") if (here / name / "machine.csv").exists() else []
+        ladder(other, out, written, f"ladder_{name}.png", other_machine)
+    if others:
+        device = lambda r: r[0]["device"] if r else "?"  # noqa: E731
+        gpus({device(rows): rows, **{device(o): o for o in others.values()}}, out, written)
     gflops_vs_size(rows, out, written)
     shapes(rows, out, written)
     if machine:
