@@ -222,10 +222,6 @@ bool mma_ptx_ready() {
   return ready;
 }
 
-bool aligned(const void* p, int bytes) {
-  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
-}
-
 }  // namespace
 
 void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int N, int K,
@@ -235,7 +231,7 @@ void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int 
     return;
   }
   // KEY: rows of C that start 8-byte aligned take the register epilogue, others the staged one.
-  const auto kernel = (aligned(C, 8) && N % 2 == 0) ? kKernel : kKernelStagedC;
+  const auto kernel = float2_stores_ok(C, N) ? kKernel : kKernelStagedC;
   // KEY: A and B themselves when their rows start at 16-byte boundaries, else zero-padded copies
   // made for this call (packing.cuh); then the same kernel. The padding adds zero terms (K) and
   // zero columns that are never stored (N).

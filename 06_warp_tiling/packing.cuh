@@ -21,7 +21,8 @@
 
 namespace gemm::warp_tiling {
 
-// May a kernel read A (M x K) and B (K x N) in 16-byte pieces as they are?
+// May a kernel read A (M x K) and B (K x N) in 16-byte pieces as they are? (vec8_ok, in
+// tile_helpers.cuh, adds C for the kernels that also store it in 16-byte pieces.)
 bool rows_are_16_byte_aligned(const __half* A, const __half* B, int N, int K);
 
 // A and B as a 16-byte kernel may read them: the originals when rows_are_16_byte_aligned, else
@@ -39,7 +40,6 @@ class AlignedOperands {
   const __half* b() const { return b_; }  // k() x N, rows of ldb() halves (columns past N are 0)
   int k() const { return k_; }            // K, or K rounded up to a multiple of 8
   int ldb() const { return ldb_; }        // N, or N rounded up to a multiple of 8
-  bool packed() const { return copies_ != nullptr; }
 
  private:
   const __half* a_;

@@ -21,6 +21,7 @@
 #include "common/cuda_check.cuh"
 #include "common/device_stores.cuh"
 #include "common/gemm.cuh"
+#include "06_warp_tiling/packing.cuh"
 
 namespace gemm::warp_tiling {
 
@@ -293,8 +294,13 @@ __device__ __forceinline__ void store_acc_staged(const FragC (&acc)[FM][FN], flo
 // returns 256-byte aligned memory, but the interface promises no alignment (a caller may pass
 // A + 1). The same test decides whether cp.async (16-byte copies only) can be used at all.
 inline bool vec8_ok(const __half* A, const __half* B, const float* C, int N, int K) {
-  auto aligned16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  return K % 8 == 0 && N % 8 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
+  return rows_are_16_byte_aligned(A, B, N, K) && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
+}
+
+// May an epilogue store C as float2 pairs at even columns? Every row of C must start 8-byte
+// aligned: C itself, and an even N.
+inline bool float2_stores_ok(const float* C, int N) {
+  return reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && N % 2 == 0;
 }
 
 // Compute capability of the current GPU as major * 10 + minor, queried once (the chapter programs

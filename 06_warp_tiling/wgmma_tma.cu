@@ -35,8 +35,6 @@
 // =================================================================================================
 #include "06_warp_tiling/warp_tiling.cuh"
 
-#include <cstdint>
-
 #include "06_warp_tiling/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
 
@@ -105,7 +103,7 @@ void launch(const __half* A, const __half* B, float* C, int M, int N, int K,
   }
   const AlignedOperands ops(A, B, M, N, K, stream);  // packed copies if rows are not aligned
   const TensorMaps maps = make_tensor_maps(ops, M, N);
-  const bool pairs = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && N % 2 == 0;
+  const bool pairs = float2_stores_ok(C, N);
   const dim3 grid(ceil_div(N, kBN), ceil_div(M, kBM));
   kKernel<<<grid, 256, kSmemBytes, stream>>>(maps.a, maps.b, C, M, N, ops.k(), pairs);
   GEMM_LAUNCH_CHECK();

@@ -36,7 +36,6 @@
 #include "06_warp_tiling/warp_tiling.cuh"
 
 #include <algorithm>
-#include <cstdint>
 
 #include "06_warp_tiling/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
@@ -158,7 +157,7 @@ void launch(bool persistent, const __half* A, const __half* B, float* C, int M, 
   }
   const AlignedOperands ops(A, B, M, N, K, stream);
   const TensorMaps maps = make_tensor_maps(ops, M, N);
-  const bool pairs = reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && N % 2 == 0;
+  const bool pairs = float2_stores_ok(C, N);
   const int tiles = ceil_div(M, kBM) * ceil_div(N, kBN);
   // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the tiles).
   const int blocks = persistent ? std::min(tiles, sm_count()) : tiles;

@@ -9,7 +9,7 @@ error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
 
   ladder.png          each chapter's headline at 4096^3 as bars; cuBLAS fp32 and fp16 as lines;
                       the chip's FP32 and tensor-core peaks (computed from its SM count, clock and
-                      architecture: chip_peaks) and machine_probe's measured FMA ceiling
+                      architecture: fp32_peak, tensor_peak) and machine_probe's measured FMA ceiling
   gflops_vs_size.png  each headline's GFLOPS against the (square) size, with cuBLAS
   shapes.png          each headline at the awkward and skinny shapes, as % of cuBLAS
   roofline.png        the roofline of this GPU (measured DRAM and L2 bandwidth; the chip's computed
@@ -115,17 +115,14 @@ def ladder(rows, out, written, name="ladder.png", machine=()):
             ax.axhline(base / 1000, linestyle=style, color=color, label=f"{text}: {base / 1000:.0f}")
     # The same peaks as roofline.png: computed from the chip's attributes, and what machine_probe
     # measured (when its machine.csv is at hand).
-    peak, tensor, how = chip_peaks(machine, heads[0]["device"]) if heads and machine else (None, None, "")
+    tensor, how = tensor_peak(machine, heads[0]["device"]) if heads and machine else (None, "")
     if tensor:
         ax.axhline(tensor / 1000, linestyle="-", color="#8172b2", linewidth=0.8,
-                   label=f"tensor-core peak, fp16 in ({how[1]}): {tensor / 1000:.0f}")
+                   label=f"tensor-core peak, fp16 in ({how}): {tensor / 1000:.0f}")
+    peak = fp32_peak(rows)
     if peak:
         ax.axhline(peak / 1000, linestyle="-", color="gray", linewidth=0.8,
-                   label=f"FP32 peak ({how[0]}): {peak / 1000:.1f}")
-    elif heads and float(heads[0]["peak_fp32_gflops"]) > 0:
-        peak = float(heads[0]["peak_fp32_gflops"])
-        ax.axhline(peak / 1000, linestyle="-", color="gray", linewidth=0.8,
-                   label=f"FP32 peak (SMs x 128 lanes x 2 x max clock): {peak / 1000:.1f}")
+                   label=f"FP32 peak ({FP32_HOW}): {peak / 1000:.1f}")
     fma = machine_value(machine, "FP32", "FMA peak") if machine else None
     if fma:
         ax.axhline(fma / 1000, linestyle="--", color="gray", linewidth=0.8,
@@ -232,32 +229,34 @@ def machine_value(machine, level, prefix, source="measured"):
     return None
 
 
-# What one SM does per clock, by compute capability (docs/roofline.md, section 2): FP32 FMA lanes,
-# and dense fp16 tensor-core multiply-adds with fp32 accumulation, as the datasheets of the data-
-# centre parts give them (V100, T4, A100, A40, L4, H100: peak / (2 x SMs x boost clock)). GeForce
-# cards of 7.5, 8.6 and 8.9 accumulate in fp32 at half that tensor rate.
-PER_SM_PER_CLOCK = {  # cc: (FP32 lanes, fp16 tensor MACs)
-    7.0: (64, 512), 7.5: (64, 512), 8.0: (64, 1024), 8.6: (128, 512), 8.7: (128, 512),
-    8.9: (128, 512), 9.0: (128, 2048),
-}
+# Dense fp16 tensor-core multiply-adds per SM per clock with fp32 accumulation, by compute
+# capability (docs/roofline.md, section 2), as the datasheets of the data-centre parts give them
+# (V100, T4, A100, A40, L4, H100: peak / (2 x SMs x boost clock)). GeForce cards of 7.5, 8.6 and
+# 8.9 accumulate in fp32 at half that rate. (The FP32 peak needs no table here: the programs
+# compute it, DeviceInfo::peak_fp32_gflops, and write it into every row of results.csv.)
+TENSOR_MACS_PER_SM = {7.0: 512, 7.5: 512, 8.0: 1024, 8.6: 512, 8.7: 512, 8.9: 512, 9.0: 2048}
 # machine.csv files written before machine_probe recorded the compute capability: by the name.
 CC_BY_NAME = {"H100": 9.0, "H200": 9.0, "GH200": 9.0, "A100": 8.0, "V100": 7.0, "T4": 7.5}
+FP32_HOW = "SMs x FP32 lanes x 2 x max clock"
 
 
-def chip_peaks(machine, device):
-    """(FP32 peak, fp16 tensor peak) in GFLOPS from the GPU's SM count, its maximum SM clock and
-    PER_SM_PER_CLOCK, and a label saying how; (None, None, "") when the architecture is unknown."""
+def fp32_peak(rows):
+    """The chip's FP32 peak in GFLOPS, as the programs computed it (0 if unknown)."""
+    return max((float(r["peak_fp32_gflops"]) for r in rows if r.get("peak_fp32_gflops")), default=0)
+
+
+def tensor_peak(machine, device):
+    """The chip's fp16 tensor-core peak in GFLOPS from its SM count, maximum SM clock and
+    TENSOR_MACS_PER_SM, with a label saying how; (None, "") when the architecture is unknown."""
     sms = machine_value(machine, "SM", "SMs", "attribute")
     mhz = machine_value(machine, "SM", "max SM clock", "attribute")
     cc = machine_value(machine, "SM", "compute capability", "attribute")
     if cc is None:
         cc = next((v for k, v in CC_BY_NAME.items() if k in device.split()), None)
-    if not sms or not mhz or cc is None or round(cc, 1) not in PER_SM_PER_CLOCK:
-        return None, None, ""
-    lanes, macs = PER_SM_PER_CLOCK[round(cc, 1)]
-    how = f"{sms:.0f} SMs x {{}} x 2 x {mhz:.0f} MHz"
-    return (sms * lanes * 2 * mhz / 1000, sms * macs * 2 * mhz / 1000,
-            (how.format(f"{lanes} lanes"), how.format(f"{macs} MAC")))
+    if not sms or not mhz or cc is None or round(cc, 1) not in TENSOR_MACS_PER_SM:
+        return None, ""
+    macs = TENSOR_MACS_PER_SM[round(cc, 1)]
+    return sms * macs * 2 * mhz / 1000, f"{sms:.0f} SMs x {macs} MAC x 2 x {mhz:.0f} MHz"
 
 
 def roofline(rows, machine, profile, out, written):
@@ -266,23 +265,24 @@ def roofline(rows, machine, profile, out, written):
     fma = machine_value(machine, "FP32", "FMA peak")  # machine_probe's measured FMA ceiling
     sq = (SIZE,) * 3
     device = next(r["device"] for r in rows if r["chapter"] == "cublas")
-    fp32_peak, tensor_peak, how = chip_peaks(machine, device)
+    tensor_roof, how = tensor_peak(machine, device)
     # The roofs are the chip's: computed peaks (solid). What code reached is drawn separately:
     # the measured FMA ceiling (dashed), cuBLAS at its best (dotted).
-    fp32_roof = fp32_peak or fma
+    computed = fp32_peak(rows)
+    fp32_roof = computed or fma
     cublas16 = max([b for b in (baseline(rows, "f16", (s,) * 3) for s in (4096, 8192)) if b] or [0])
     cublas32 = max([b for b in (baseline(rows, "f32", (s,) * 3) for s in (4096, 8192)) if b] or [0])
     fig, ax = plt.subplots(figsize=(9, 5.6))
     x = [2 ** (e / 4) for e in range(-12, 41)]  # 1/8 to 1024 FLOP per byte
-    roof_label = (f"FP32 peak {fp32_roof / 1000:.1f} TFLOPS ({how[0]})" if fp32_peak
+    roof_label = (f"FP32 peak {fp32_roof / 1000:.1f} TFLOPS ({FP32_HOW})" if computed
                   else f"FP32 peak {fma / 1000:.1f} TFLOPS (measured)")
     for bw, name, style in ((dram, "DRAM", "-"), (l2, "L2", "-.")):
         ax.plot(x, [min(bw * i, fp32_roof) for i in x], style, color="black", linewidth=1.2,
                 label=f"{name} {bw / 1000:.1f} TB/s (measured); {roof_label}")
-    if tensor_peak:
-        ax.plot(x, [min(dram * i, tensor_peak) for i in x], "-", color="#8172b2", linewidth=1.0,
-                label=f"tensor-core peak, fp16 in, fp32 acc: {tensor_peak / 1000:.0f} TFLOPS ({how[1]})")
-    lines = [(fma, "--", "gray", "measured FP32 FMA ceiling (machine_probe)")] if fp32_peak else []
+    if tensor_roof:
+        ax.plot(x, [min(dram * i, tensor_roof) for i in x], "-", color="#8172b2", linewidth=1.0,
+                label=f"tensor-core peak, fp16 in, fp32 acc: {tensor_roof / 1000:.0f} TFLOPS ({how})")
+    lines = [(fma, "--", "gray", "measured FP32 FMA ceiling (machine_probe)")] if computed else []
     lines += [(cublas32, ":", "#c44e52", "cuBLAS SGEMM at its best"),
               (cublas16, ":", "#8172b2", "cuBLAS fp16 at its best")]
     for value, style, color, text in lines:
