@@ -105,12 +105,14 @@ TensorMaps make_tensor_maps(const AlignedOperands& ops, int M, int N) {
 
 namespace gemm::warp_tiling {
 
-// The Hopper launchers run mma_sync_ptx where they cannot run, which may itself run another kernel.
+// The Hopper launchers run mma_sync_pipelined where they cannot run, which may itself run another
+// kernel (wmma_vec_loads on sm_75).
 std::string hopper_runs_instead(const void* A, const void* B, const float* C, int M, int N,
                                 int K) {
   if (hopper::runs_here()) return "";
-  const std::string further = mma_sync_ptx_runs_instead(A, B, C, M, N, K);
-  return further.empty() ? "ran mma_sync_ptx: " + hopper::why_not() : further;
+  const std::string further = mma_sync_pipelined_ran(A, B, C, M, N, K);  // "ran 128x256", ...
+  if (further.rfind("ran wmma_vec_loads", 0) == 0) return further;
+  return "ran mma_sync_pipelined " + further.substr(4) + ": " + hopper::why_not();
 }
 
 }  // namespace gemm::warp_tiling

@@ -108,18 +108,12 @@ __device__ __forceinline__ int2 tile_row_major(int t, int tiles_n) {
   return make_int2(t / tiles_n, t % tiles_n);
 }
 
-// Grouped: bands of group_m tile rows; inside a band, column by column. With group_m = 16 the 132
-// tiles that run at once form a block of about 16 x 8 tiles, which read 16 panels of A and 8 of B
-// instead of 4 and 32 (row-major, at 8192^3): about half the bytes per K step have to come into
-// L2 from DRAM. Measured on an H100 at 4096^3 and 8192^3 (wgmma_persistent, TFLOPS), group_m =
-// 4 / 8 / 16 / 32 / 64: 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 / 633 / 612.
+// Grouped (tile_grouped, tile_helpers.cuh: kernel 6 uses it too): bands of group_m tile rows,
+// walked column by column. With group_m = 16 the 132 tiles that run at once form a block of
+// about 16 x 8 tiles, which read 16 panels of A and 8 of B instead of 4 and 32 (row-major, at
+// 8192^3): about half the bytes per K step have to come into L2 from DRAM. Measured on an H100 at
+// 4096^3 and 8192^3 (wgmma_persistent, TFLOPS), group_m = 4 / 8 / 16 / 32 / 64:
+// 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 / 633 / 612.
 constexpr int kGroupM = 16;
-__device__ __forceinline__ int2 tile_grouped(int t, int tiles_m, int tiles_n, int group_m) {
-  const int band = t / (group_m * tiles_n);
-  const int first = band * group_m;
-  const int rows = min(group_m, tiles_m - first);  // the last band may be narrower
-  const int in_band = t - band * group_m * tiles_n;
-  return make_int2(first + in_band % rows, in_band / rows);
-}
 
 }  // namespace gemm::warp_tiling::hopper

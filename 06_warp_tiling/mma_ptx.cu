@@ -31,37 +31,19 @@
 
 #include <cstdint>
 
-#include "06_warp_tiling/mma_ptx.cuh"
+#include "06_warp_tiling/mma_tiles.cuh"
 #include "06_warp_tiling/packing.cuh"
-#include "06_warp_tiling/tile_helpers.cuh"
 #include "common/cuda_check.cuh"
 
 namespace gemm::warp_tiling {
 
 // The three PTX instructions (ldmatrix, ldmatrix.trans, mma.sync.m16n8k16) and the fragment
-// layouts they produce are in mma_ptx.cuh: read it first.
-
-// Stores C[row][col], C[row][col + 1] as one float2, skipping what falls outside. The float2 store
-// needs an 8-byte aligned address: this epilogue runs only when C is 8-byte aligned and N is even
-// (the launcher checks), and col is even, so row * N + col is even; col < N then means col + 1 < N.
-__device__ __forceinline__ void store2_guarded(float* __restrict__ C, int M, int N, int row,
-                                               int col, float x, float y) {
-  if (row < M && col < N) *reinterpret_cast<float2*>(&C[row * N + col]) = make_float2(x, y);
-}
+// layouts they produce are in mma_ptx.cuh: read it first. The warp tile's ldmatrix addresses, its
+// mma.sync loop and its epilogue are in mma_tiles.cuh (MmaWarpTile), shared with kernel 6.
 
 // -------------------------------------------------------------------------------------------------
 // 5. mma_sync_ptx. The warp tile is 64 x 64 = 4 m16 tiles x 8 n8 tiles: 32 mma.sync per k16 slice,
 // 4 x 8 x 4 = 128 fp32 accumulators per lane (the same 128 registers as WMMA's 4 x 4 fragments).
-//
-// Per k16 slice, the ldmatrix addresses of lane l (README.md walks through them):
-//   A, x4, for m16 tile i: row  wrow + 16 i + l % 16,  k  kk + 8 (l / 16)
-//       lanes 0-7: rows 0-7, k 0-7 -> a[i][0]      lanes 16-23: rows 0-7,  k 8-15 -> a[i][2]
-//       lanes 8-15: rows 8-15, k 0-7 -> a[i][1]    lanes 24-31: rows 8-15, k 8-15 -> a[i][3]
-//   B, x4.trans, for n8 tiles 2p and 2p+1: k row  kk + l % 16,  column  wcol + 16 p + 8 (l / 16)
-//       lanes 0-7: k 0-7, n 0-7 -> b[2p][0]        lanes 16-23: k 0-7,  n 8-15 -> b[2p+1][0]
-//       lanes 8-15: k 8-15, n 0-7 -> b[2p][1]      lanes 24-31: k 8-15, n 8-15 -> b[2p+1][1]
-// Each group of 8 lanes reads 8 consecutive rows at the same logical chunk: the swizzle puts them
-// in 8 different 16-byte bank groups, one wavefront per matrix (tile_helpers.cuh, Swizzle).
 // -------------------------------------------------------------------------------------------------
 // K is the row length of A and the row count of B; B's rows are ldb halves long (ldb >= N, the
 // columns past N zero); C is M x N. Unpacked, ldb = N; packed, K and ldb are rounded up to 8.
@@ -71,19 +53,12 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
                         float* __restrict__ C, int M, int N, int K, int ldb) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using Warps = WarpGrid<BM, BN, WM, WN>;
-  constexpr int MT = WM / 16;  // m16 tiles per warp tile: 4
-  constexpr int NT = WN / 8;   // n8 tiles per warp tile: 8
-  static_assert(WM % 16 == 0, "WM must be a multiple of 16 (m16 tiles of mma.m16n8k16)");
-  static_assert(WN % 16 == 0,
-                "WN must be a multiple of 16 (ldmatrix.x4.trans loads n8 tiles in pairs)");
-  static_assert(BK % 16 == 0, "BK must be a multiple of 16 (k16 slices)");
+  using Tile = MmaWarpTile<BM, BN, BK, WM, WN>;
   static_assert(STAGES >= 2, "STAGES must be at least 2 (one stage computed, one loading)");
   constexpr int kStageA = BM * BK;  // halves per stage of A: no padding
   constexpr int kStageB = BK * BN;  // halves per stage of B
   static_assert((kStageA * 2) % 128 == 0 && (kStageB * 2) % 128 == 0,
                 "each stage of As and Bs must start 128-byte aligned");
-  using ALayout = Swizzle<BK>;  // asserts BK == 32 (64-byte rows)
-  using BLayout = Swizzle<BN>;  // asserts BN % 64 == 0
   using AMap = ChunkMap<BM, BK, Warps::kThreads>;
   using BMap = ChunkMap<BK, BN, Warps::kThreads>;
 
@@ -91,18 +66,16 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
   const uint32_t As = smem_u32(smem);        // [STAGES][BM][BK]  swizzled, shared-window address
   const uint32_t Bs = As + 2 * STAGES * kStageA;  // [STAGES][BK][BN]  swizzled
 
-  const int lane = threadIdx.x % 32;
-  const int wrow = Warps::warp_row();
-  const int wcol = Warps::warp_col();
+  const Tile warp(Warps::warp_row(), Warps::warp_col());
   const int block_row = blockIdx.y * BM;
   const int block_col = blockIdx.x * BN;
   const int tiles = (K + BK - 1) / BK;
 
-  float acc[MT][NT][4] = {};  // [WM/16][WN/8][4] accumulators: 128 floats per lane
+  typename Tile::Acc acc = {};  // [WM/16][WN/8][4] accumulators: 128 floats per lane
 
   // Kernel 4's pipeline; only the layout the copies write differs (swizzled, not padded).
-  const TileCopier<AMap, ALayout, BK, true> a_copy(A, M, K, block_row, 0);
-  const TileCopier<BMap, BLayout, BK, false> b_copy(B, K, ldb, 0, block_col);
+  const TileCopier<AMap, typename Tile::ALayout, BK, true> a_copy(A, M, K, block_row, 0);
+  const TileCopier<BMap, typename Tile::BLayout, BK, false> b_copy(B, K, ldb, 0, block_col);
   auto issue = [&](int t) {  // tile t -> stage t % STAGES, one commit group per call
     if (t < tiles) {
       const int s = t % STAGES;
@@ -111,12 +84,6 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
     }
     cp_async_commit();
   };
-
-  // This lane's ldmatrix row, within the warp tile (see the comment above the kernel).
-  const int a_row = wrow + lane % 16;        // A: + 16 i
-  const int a_col = (lane / 16) * 8;         // A: + kk
-  const int b_row = lane % 16;               // B: + kk
-  const int b_col = wcol + (lane / 16) * 8;  // B: + 16 p
 
   for (int t = 0; t < STAGES - 1; ++t) issue(t);
 
@@ -128,74 +95,24 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
     const uint32_t Bs_s = Bs + 2 * s * kStageB;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
-      uint32_t a[MT][4];  // [WM/16][4]  A fragments, 2 halves per register
-      uint32_t b[NT][2];  // [WN/8][2]   B fragments, 2 halves per register
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-        ldmatrix_x4(a[i], As_s + 2 * ALayout::offset(a_row + 16 * i, kk + a_col));  // KEY
-#pragma unroll
-      for (int p = 0; p < NT / 2; ++p)
-        ldmatrix_x4_trans(b[2 * p][0], b[2 * p][1], b[2 * p + 1][0], b[2 * p + 1][1],
-                          Bs_s + 2 * BLayout::offset(kk + b_row, b_col + 16 * p));  // KEY
+      typename Tile::FragsA a;  // [WM/16][4]  A fragments, 2 halves per register
+      typename Tile::FragsB b;  // [WN/8][2]   B fragments, 2 halves per register
+      warp.load(a, b, As_s, Bs_s, kk);  // KEY: 4 + 4 ldmatrix.x4
       // The copies of tile t + STAGES - 1, issued between the first slice's ldmatrix and its
       // mma: the ldmatrix latency then passes while the copy instructions issue, instead of
       // stalling every warp right after the barrier. (Kernel 4 issues them before the step, as
       // its WMMA helper leaves no gap; either order is correct, the barrier above freed the stage.)
       if (kk == 0) issue(t + STAGES - 1);
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j) mma_m16n8k16(acc[i][j], a[i], b[j]);  // KEY: 32 per slice
+      Tile::mma(acc, a, b);  // KEY: 32 mma.sync per slice
     }
   }
   cp_async_wait<0>();  // only empty groups are left in flight, but leave none behind
 
-  const int g = lane / 4, t4 = lane % 4;
-  if constexpr (!STAGE_C) {
-    // Epilogue from registers: lane l holds rows g and g + 8, columns 2t and 2t + 1 of every
-    // 16 x 8 tile. A warp's float2 store covers 8 rows x 32 bytes: whole 32-byte sectors.
-#pragma unroll
-    for (int i = 0; i < MT; ++i) {
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        const int row = block_row + wrow + 16 * i + g;
-        const int col = block_col + wcol + 8 * j + 2 * t4;
-        store2_guarded(C, M, N, row, col, acc[i][j][0], acc[i][j][1]);
-        store2_guarded(C, M, N, row + 8, col, acc[i][j][2], acc[i][j][3]);
-      }
-    }
-  } else {
-    // Epilogue through shared memory, for a C whose rows do not start 8-byte aligned (odd N, or
-    // an unaligned pointer): the row-by-row float2 stores above would each straddle two 32-byte
-    // sectors or be impossible. Instead, one warp row of the block tile at a time (WM x BN floats),
-    // the warps that own it write their accumulators into the now idle pipeline buffers, and then
-    // the whole block copies those rows out with consecutive threads on consecutive columns: every
-    // warp store is 128 contiguous bytes, whatever the alignment.
-    constexpr int LDC = BN + 8;  // [WM][BN + 8]: rows 8 banks apart, conflict-free float2 writes
-    static_assert(WM * LDC * 4 <= STAGES * (kStageA + kStageB) * 2,
-                  "the staged epilogue's WM x (BN + 8) floats must fit in the pipeline buffers");
-    float* Cs = reinterpret_cast<float*>(smem);
-    __syncthreads();  // KEY: every warp has finished reading the last tile; the buffers are free
-#pragma unroll 1
-    for (int h = 0; h < BM / WM; ++h) {
-      if (wrow == h * WM) {
-#pragma unroll
-        for (int i = 0; i < MT; ++i)
-#pragma unroll
-          for (int j = 0; j < NT; ++j) {
-            float* at = Cs + (16 * i + g) * LDC + wcol + 8 * j + 2 * t4;
-            *reinterpret_cast<float2*>(at) = make_float2(acc[i][j][0], acc[i][j][1]);
-            *reinterpret_cast<float2*>(at + 8 * LDC) = make_float2(acc[i][j][2], acc[i][j][3]);
-          }
-      }
-      __syncthreads();  // the rows are complete before anyone copies them out
-      for (int e = threadIdx.x; e < WM * BN; e += Warps::kThreads) {
-        const int row = block_row + h * WM + e / BN, col = block_col + e % BN;
-        if (row < M && col < N) C[row * N + col] = Cs[(e / BN) * LDC + e % BN];
-      }
-      __syncthreads();  // everyone has copied them before the next warp row overwrites them
-    }
-  }
+  // The register epilogue when C's rows start 8-byte aligned; else staged through shared memory
+  // (for an odd N or an unaligned pointer, where the float2 stores would straddle 32-byte sectors
+  // or be impossible). mma_tiles.cuh has both.
+  warp.template store<STAGE_C, Warps::kThreads, STAGES * (kStageA + kStageB) * 2>(
+      acc, smem, C, M, N, block_row, block_col);
 #else
   __trap();  // compiled for sm_75: never launched there (the launcher runs wmma_vec_loads)
 #endif

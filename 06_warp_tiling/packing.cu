@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
 
 #include "common/cuda_check.cuh"
 #include "common/gemm.cuh"
@@ -42,28 +40,6 @@ void pack(const __half* src, int rows, int cols, __half* dst, int rows_p, int co
   GEMM_LAUNCH_CHECK();
 }
 
-// One memory pool per device, created at its first use. Its release threshold is "never": memory
-// freed with cudaFreeAsync stays in the pool for the next call, where the default (0) would hand
-// it back to the driver at every synchronization and make the next allocation map it again.
-cudaMemPool_t packing_pool() {
-  static std::mutex mutex;
-  static std::map<int, cudaMemPool_t> pools;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> lock(mutex);
-  cudaMemPool_t& pool = pools[device];
-  if (!pool) {
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-    std::uint64_t keep = UINT64_MAX;
-    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  }
-  return pool;
-}
-
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
@@ -74,24 +50,19 @@ bool rows_are_16_byte_aligned(const __half* A, const __half* B, int N, int K) {
 
 AlignedOperands::AlignedOperands(const __half* A, const __half* B, int M, int N, int K,
                                  cudaStream_t stream)
-    : a_(A), b_(B), k_(K), ldb_(N), stream_(stream) {
+    : a_(A), b_(B), k_(K), ldb_(N) {
   if (rows_are_16_byte_aligned(A, B, N, K)) return;
   // KEY: a buffer of this call, on this call's stream: nothing is shared with a call on another.
   k_ = ceil_div(K, 8) * 8;
   ldb_ = ceil_div(N, 8) * 8;
   const size_t a_halves = static_cast<size_t>(M) * k_;  // a multiple of 8: b_ stays aligned
   const size_t halves = a_halves + static_cast<size_t>(k_) * ldb_;
-  CUDA_CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&copies_), halves * sizeof(__half),
-                                     packing_pool(), stream));
-  pack(A, M, K, copies_, M, k_, stream);
-  pack(B, K, N, copies_ + a_halves, k_, ldb_, stream);
-  a_ = copies_;
-  b_ = copies_ + a_halves;
-}
-
-AlignedOperands::~AlignedOperands() {
-  // Stream-ordered: the memory returns to the pool once the kernels queued before it are done.
-  if (copies_) cudaFreeAsync(copies_, stream_);  // no check: a destructor must not exit
+  copies_.allocate(halves * sizeof(__half), stream);  // common/workspace.cuh
+  __half* copies = copies_.as<__half>();
+  pack(A, M, K, copies, M, k_, stream);
+  pack(B, K, N, copies + a_halves, k_, ldb_, stream);
+  a_ = copies;
+  b_ = copies + a_halves;
 }
 
 }  // namespace gemm::warp_tiling

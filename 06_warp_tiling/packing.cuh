@@ -8,16 +8,17 @@
 // The padding adds zero terms to every dot product (K) and columns of C that are never stored (N).
 //
 // The copies belong to one call: they are allocated on the call's stream, from a memory pool,
-// and freed on the same stream after the kernel (cudaMallocFromPoolAsync / cudaFreeAsync). Two
+// and freed on the same stream after the kernel (common/workspace.cuh, StreamWorkspace). Two
 // calls on two streams at the same time therefore never share a buffer. (A buffer kept between
 // calls, as this chapter once had, corrupted both results when two problems ran at once on two
 // streams: the second call's packing overwrote the first call's operands while its kernel read
-// them.) The pool keeps freed memory for the next call instead of returning it to the driver at
-// every synchronization, so after the first call an allocation costs about as much as a launch.
+// them.)
 #pragma once
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include "common/workspace.cuh"
 
 namespace gemm::warp_tiling {
 
@@ -32,7 +33,6 @@ bool rows_are_16_byte_aligned(const __half* A, const __half* B, int N, int K);
 class AlignedOperands {
  public:
   AlignedOperands(const __half* A, const __half* B, int M, int N, int K, cudaStream_t stream);
-  ~AlignedOperands();
   AlignedOperands(const AlignedOperands&) = delete;
   AlignedOperands& operator=(const AlignedOperands&) = delete;
 
@@ -45,8 +45,7 @@ class AlignedOperands {
   const __half* a_;
   const __half* b_;
   int k_, ldb_;
-  __half* copies_ = nullptr;  // both packed copies, in one allocation from the pool
-  cudaStream_t stream_;
+  StreamWorkspace copies_;  // both packed copies, in one allocation; empty when not packed
 };
 
 }  // namespace gemm::warp_tiling

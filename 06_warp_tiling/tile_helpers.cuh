@@ -286,6 +286,20 @@ __device__ __forceinline__ void store_acc_staged(const FragC (&acc)[FM][FN], flo
   }
 }
 
+// ---- Tile order ---------------------------------------------------------------------------------
+// Tile t of C (0 .. tiles_m x tiles_n - 1) -> (tile row, tile column), in bands of group_m tile
+// rows, each band walked column by column. The blocks that run at the same time then cover a
+// compact patch of C (group_m rows of tiles by a few columns) instead of a few whole rows of it,
+// so the panels of A and B they read are shared in L2 rather than fetched from DRAM again.
+// group_m = 1 is the plain row-major order.
+__device__ __forceinline__ int2 tile_grouped(int t, int tiles_m, int tiles_n, int group_m) {
+  const int band = t / (group_m * tiles_n);
+  const int first = band * group_m;
+  const int rows = min(group_m, tiles_m - first);  // the last band may be narrower
+  const int in_band = t - band * group_m * tiles_n;
+  return make_int2(first + in_band % rows, in_band / rows);
+}
+
 // ---- Host checks --------------------------------------------------------------------------------
 
 // May a kernel read A and B in 16-byte chunks (and write C in 16-byte pieces)? Every chunk starts

@@ -32,16 +32,31 @@ void launch_cp_async(const __half* A, const __half* B, float* C, int M, int N, i
 void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int N, int K,
                          cudaStream_t stream);
 
+// mma_pipelined.cu:
+// 6. the same tiles, fragments double-buffered in registers, the barrier before the K step's last
+//    slice, all stages in flight, an L2-friendly block order; the launcher picks the tile (or
+//    split-K) by counting waves. The _128x256, _128x128, _64x128 and _splitk variants force one.
+void launch_mma_sync_pipelined(const __half* A, const __half* B, float* C, int M, int N, int K,
+                               cudaStream_t stream);
+void launch_mma_sync_pipelined_128x256(const __half* A, const __half* B, float* C, int M, int N,
+                                       int K, cudaStream_t stream);
+void launch_mma_sync_pipelined_128x128(const __half* A, const __half* B, float* C, int M, int N,
+                                       int K, cudaStream_t stream);
+void launch_mma_sync_pipelined_64x128(const __half* A, const __half* B, float* C, int M, int N,
+                                      int K, cudaStream_t stream);
+void launch_mma_sync_pipelined_splitk(const __half* A, const __half* B, float* C, int M, int N,
+                                      int K, cudaStream_t stream);
+
 // wgmma_tma.cu, wgmma_ws.cu: the Hopper steps (sm_90a: compute capability 9.0 and a build whose
-// architecture list has 90; elsewhere they run mma_sync_ptx, and say so). hopper.md explains them.
-// 6. TMA copies into 128-byte-swizzled stages, mbarriers, wgmma.mma_async m64n256k16.
+// architecture list has 90; elsewhere they run mma_sync_pipelined, and say so). hopper.md explains them.
+// 7. TMA copies into 128-byte-swizzled stages, mbarriers, wgmma.mma_async m64n256k16.
 void launch_wgmma_tma(const __half* A, const __half* B, float* C, int M, int N, int K,
                       cudaStream_t stream);
-// 7. + warp specialization: a producer warpgroup (TMA) and two consumer warpgroups (wgmma),
+// 8. + warp specialization: a producer warpgroup (TMA) and two consumer warpgroups (wgmma),
 //    full/empty barriers per stage, setmaxnreg.
 void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
                                    int K, cudaStream_t stream);
-// 8. + persistent: one block per SM looping over the tiles, in an order that shares L2.
+// 9. + persistent: one block per SM looping over the tiles, in an order that shares L2.
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                              cudaStream_t stream);
 
@@ -55,9 +70,16 @@ std::string mma_sync_ptx_runs_instead(const void* A, const void* B, const float*
                                       int K);
 std::string hopper_runs_instead(const void* A, const void* B, const float* C, int M, int N,
                                 int K);
+// For the shape-aware launcher: which configuration ran ("ran 128x256, split-K 4").
+std::string mma_sync_pipelined_ran(const void* A, const void* B, const float* C, int M, int N,
+                                   int K);
+std::string mma_sync_pipelined_splitk_ran(const void* A, const void* B, const float* C, int M,
+                                          int N, int K);
+std::string mma_sync_pipelined_fixed_ran(const void* A, const void* B, const float* C, int M,
+                                         int N, int K);
 
 // The chapter's headline first: on a GPU that runs the Hopper kernels, the fastest of them;
-// elsewhere mma_sync_ptx. Then the other variants, in the order of the steps.
+// elsewhere mma_sync_pipelined. Then the other variants, in the order of the steps.
 std::vector<Variant> variants();
 
 // Prints, for every compiled kernel of the chapter: registers per thread, local memory per thread
@@ -77,6 +99,7 @@ struct KernelInfo {
 std::vector<KernelInfo> wmma_kernels();       // warp_tiling.cu
 std::vector<KernelInfo> cp_async_kernels();   // cp_async.cu
 std::vector<KernelInfo> mma_ptx_kernels();    // mma_ptx.cu
+std::vector<KernelInfo> mma_pipelined_kernels();  // mma_pipelined.cu
 std::vector<KernelInfo> wgmma_tma_kernels();  // wgmma_tma.cu
 std::vector<KernelInfo> wgmma_ws_kernels();   // wgmma_ws.cu
 

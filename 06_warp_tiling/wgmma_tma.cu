@@ -28,7 +28,7 @@
 // 48 KB (A 16 KB + B 32 KB) = 192 KB, one block per SM.
 // Preconditions: none. TMA needs 16-byte aligned rows: other shapes are packed (packing.cuh).
 // On a GPU other than compute capability 9.0, or a build without sm_90a, the launcher runs
-// mma_sync_ptx, and the results table says so.
+// mma_sync_pipelined, and the results table says so.
 // Build and run:  cmake --build build --target 06_warp_tiling
 //                 ./build/bin/06_warp_tiling --variant wgmma_tma
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(256, 1)
   fence_accumulators(acc);
   store_tile(acc, C, M, N, m0 + 64 * wg, n0, pairs);
 #else
-  __trap();  // not compiled for sm_90a: never launched (the launcher runs mma_sync_ptx)
+  __trap();  // not compiled for sm_90a: never launched (the launcher runs mma_sync_pipelined)
 #endif
 }
 
@@ -98,7 +98,7 @@ bool ready() {
 void launch(const __half* A, const __half* B, float* C, int M, int N, int K,
             cudaStream_t stream) {
   if (!ready()) {  // not Hopper, or not built for sm_90a
-    launch_mma_sync_ptx(A, B, C, M, N, K, stream);
+    launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
     return;
   }
   const AlignedOperands ops(A, B, M, N, K, stream);  // packed copies if rows are not aligned

@@ -27,7 +27,7 @@
 // step, setmaxnreg, 384 threads; step 3 adds the tile loop and the tile order. The tiles, the
 // stages, load_stage, mma_stage and store_tile are the same (hopper_tiles.cuh).
 // Preconditions: none (as wgmma_tma: packed operands when rows are not 16-byte aligned; on
-// other GPUs the launchers run mma_sync_ptx and the table says so).
+// other GPUs the launchers run mma_sync_pipelined and the table says so).
 // Build and run:  cmake --build build --target 06_warp_tiling
 //                 ./build/bin/06_warp_tiling --variant wgmma_persistent
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV). On an H100, % of
@@ -39,6 +39,7 @@
 
 #include "06_warp_tiling/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
+#include "common/split_k.cuh"
 
 namespace gemm::warp_tiling {
 namespace hopper {
@@ -118,7 +119,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     }
   }
 #else
-  __trap();  // not compiled for sm_90a: never launched (the launchers run mma_sync_ptx)
+  __trap();  // not compiled for sm_90a: never launched (the launchers run mma_sync_pipelined)
 #endif
 }
 
@@ -139,20 +140,10 @@ bool ready() {
   return ok;
 }
 
-int sm_count() {
-  static const int count = [] {
-    int device = 0, n = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
-    return n;
-  }();
-  return count;
-}
-
 void launch(bool persistent, const __half* A, const __half* B, float* C, int M, int N, int K,
             cudaStream_t stream) {
   if (!ready()) {  // not Hopper, or not built for sm_90a
-    launch_mma_sync_ptx(A, B, C, M, N, K, stream);
+    launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
     return;
   }
   const AlignedOperands ops(A, B, M, N, K, stream);
@@ -160,7 +151,7 @@ void launch(bool persistent, const __half* A, const __half* B, float* C, int M, 
   const bool pairs = float2_stores_ok(C, N);
   const int tiles = ceil_div(M, kBM) * ceil_div(N, kBN);
   // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the tiles).
-  const int blocks = persistent ? std::min(tiles, sm_count()) : tiles;
+  const int blocks = persistent ? std::min(tiles, current_sm_count()) : tiles;
   const auto kernel = persistent ? kKernelPersistent : kKernelWs;
   kernel<<<blocks, kWsThreads, kSmemBytes, stream>>>(maps.a, maps.b, C, M, N, ops.k(), pairs,
                                                      kGroupM);

@@ -5,7 +5,10 @@
 #   awkward sizes  1000^3, 4093^3 (ragged tiles everywhere), 4096 x 4096 x 4100 (K a multiple of 4
 #                  but not of 8)
 #   skinny shapes  4096 x 4096 x 256 (short K), 256 x 256 x 8192 (tiny C, long K),
-#                  8192 x 128 x 8192 (a narrow C)
+#                  8192 x 128 x 8192 (a narrow C), and the shapes of docs/tile_size_tradeoffs.md,
+#                  "Waves": 128 x 4096 x 4096 and 16 x 4096 x 4096 (a few rows against a weight
+#                  matrix, as in a language model's decode step), 512 x 512 x 16384 (small C, deep
+#                  K: split-K's case), 8192 x 8192 x 128 (large C, shallow K)
 # plus chapter 00 (CPU) at 4096 and 01_naive on managed memory at 4096, the machine's own limits
 # (machine_probe: bandwidths, FP32 peak, latencies), each kernel's registers/shared memory/
 # occupancy, chapter 05's fp16 error study and chapter 06's tensor-core ceiling.
@@ -41,7 +44,8 @@ rm -f "$csv" "$log" "$out/machine.csv" "$out/resources.csv" "$out/error_study.cs
 shapes=()
 for s in ${SIZES:-256 512 1024 2048 4096 8192}; do shapes+=("$s $s $s"); done
 [ "${AWKWARD:-1}" = 1 ] && shapes+=("1000 1000 1000" "4093 4093 4093" "4096 4096 4100")
-[ "${SKINNY:-1}" = 1 ] && shapes+=("4096 4096 256" "256 256 8192" "8192 128 8192")
+[ "${SKINNY:-1}" = 1 ] && shapes+=("4096 4096 256" "256 256 8192" "8192 128 8192" \
+                                   "128 4096 4096" "16 4096 4096" "512 512 16384" "8192 8192 128")
 
 chapters=()
 for exe in "$build"/bin/0[1-9]_*; do

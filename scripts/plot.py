@@ -12,6 +12,10 @@ error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
                       architecture: fp32_peak, tensor_peak) and machine_probe's measured FMA ceiling
   gflops_vs_size.png  each headline's GFLOPS against the (square) size, with cuBLAS
   shapes.png          each headline at the awkward and skinny shapes, as % of cuBLAS
+  waves.png           the lesson of waves (docs/tile_size_tradeoffs.md): a shape-aware launcher
+                      against the same kernel with its one fixed tile, GFLOPS against the size and
+                      % of cuBLAS at the skinny shapes, each point labelled with what ran (drawn
+                      when results.csv has both variants)
   roofline.png        the roofline of this GPU (measured DRAM and L2 bandwidth; the chip's computed
                       FP32 and tensor-core peaks as roofs; the measured FMA ceiling and cuBLAS at
                       its best as separate lines) with each chapter at the arithmetic
@@ -220,6 +224,76 @@ def shapes(rows, out, written):
     ax.set_title("Headlines at awkward and skinny shapes (M x N x K)")
     ax.legend(fontsize=7, ncol=3)
     save(fig, out, "shapes.png", written)
+
+
+# The shape-aware launchers and the same kernel forced to its one large tile (the "fixed" variant).
+SHAPE_AWARE = {"06_warp_tiling": ("mma_sync_pipelined", "mma_sync_pipelined_128x256", "f16"),
+               "04_2d_tiling": ("tiling_2d_shape_aware", "tiling_2d_fixed", "f32")}
+
+
+def variant_row(rows, chapter, variant, shape):
+    for r in rows:
+        if r["chapter"] == chapter and r["variant"] == variant and dims(r) == shape:
+            return r
+    return None
+
+
+def waves(rows, out, written):
+    pairs = [(c, *v) for c, v in SHAPE_AWARE.items()
+             if any(r["chapter"] == c and r["variant"] == v[0] for r in rows)]
+    if not pairs:
+        return False
+    sizes = sorted({dims(r)[0] for r in rows if dims(r)[0] == dims(r)[1] == dims(r)[2]
+                    and dims(r)[0] & (dims(r)[0] - 1) == 0})
+    skinny = []
+    for r in rows:
+        s = dims(r)
+        if r["chapter"] == "cublas" and plain(r) and 8 * min(s) <= max(s) and s not in skinny:
+            skinny.append(s)  # one dimension at most 1/8 of another (4096 x 4096 x 4100 is not)
+    fig, axes = plt.subplots(len(pairs), 2, figsize=(12, 4.4 * len(pairs)), squeeze=False)
+    for (chapter, aware, fixed, prec), (ax, bx) in zip(pairs, axes):
+        for variant, style, color in ((fixed, "s--", "#888888"), (aware, "o-", "#4c72b0")):
+            pts = [(s, variant_row(rows, chapter, variant, (s,) * 3)) for s in sizes]
+            pts = [(s, float(r["gflops"]) / 1000, r["note"]) for s, r in pts if r]
+            if not pts:
+                continue
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=color, label=variant)
+            if variant == aware:  # what the launcher chose, at each size
+                for x, y, note in pts:
+                    ax.annotate(note.replace("ran ", ""), (x, y), textcoords="offset points",
+                                xytext=(0, -12), ha="center", fontsize=6, color=color)
+        text, color, style = CUBLAS[prec]
+        pts = [(s, baseline(rows, prec, (s,) * 3)) for s in sizes]
+        pts = [(s, g / 1000) for s, g in pts if g]
+        if pts:
+            ax.plot(*zip(*pts), style, color=color, linewidth=2, label=text)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sizes, [str(s) for s in sizes])
+        ax.set_xlabel("M = N = K")
+        ax.set_ylabel("TFLOPS")
+        ax.set_title(f"{chapter[:2]}: one fixed tile against a choice by waves")
+        ax.legend(fontsize=7)
+        ax.grid(True, alpha=0.3)
+        width = 0.38
+        for i, (variant, color) in enumerate(((fixed, "#888888"), (aware, "#4c72b0"))):
+            vals, notes = [], []
+            for s in skinny:
+                r = variant_row(rows, chapter, variant, s)
+                vals.append(max(float(r["pct_of_cublas"]), 0) if r else 0)
+                notes.append(r["note"].replace("ran ", "") if r and variant == aware else "")
+            xs = [j + i * width for j in range(len(skinny))]
+            bx.bar(xs, vals, width, color=color, label=variant)
+            for x, v, n in zip(xs, vals, notes):
+                if n:
+                    bx.annotate(n, (x, v), textcoords="offset points", xytext=(0, 2), ha="center",
+                                fontsize=6, rotation=90)
+        bx.set_xticks([j + width / 2 for j in range(len(skinny))],
+                      ["x".join(map(str, s)) for s in skinny], fontsize=7, rotation=20)
+        bx.set_ylabel("% of cuBLAS")
+        bx.set_title(f"{chapter[:2]}: skinny shapes (M x N x K)")
+        bx.legend(fontsize=7)
+    save(fig, out, "waves.png", written)
+    return True
 
 
 def machine_value(machine, level, prefix, source="measured"):
@@ -431,6 +505,8 @@ def main():
         gpus({device(rows): rows, **{device(o): o for o in others.values()}}, out, written)
     gflops_vs_size(rows, out, written)
     shapes(rows, out, written)
+    if not waves(rows, out, written):  # not an error: a results.csv from before the launchers
+        print("plot.py: no shape-aware launcher in this results.csv; waves.png not drawn")
     if machine:
         roofline(rows, machine, profile, out, written)
         latency(machine, out, written)

@@ -1,0 +1,320 @@
+// =================================================================================================
+// Chapter 06 - tensor cores with block and warp tiling, part 4: the mma.sync kernel, pipelined,
+// and a launcher that fits its tiles to the shape.
+//
+// The idea: in mma_sync_ptx every k16 slice starts with 8 ldmatrix whose results the slice's 32
+// mma.sync need at once, and every K step starts with a barrier that all 8 warps reach together.
+// Both leave the tensor cores idle: right after the barrier no warp has any mma ready to issue.
+// This kernel keeps them fed:
+//   - fragments double-buffered in registers: the ldmatrix of slice k + 1 are issued before the
+//     mma of slice k, so their latency passes while the tensor cores work (a and b are [2] arrays);
+//   - the barrier moved from the top of the K step to just before its last slice: by then every
+//     warp has read the step's last fragments, so the next step's first fragments load right after
+//     it, while the last slice's mma run from registers, and the stage just read is refilled at
+//     once: all STAGES stages hold copies in flight (mma_sync_ptx: STAGES - 1);
+//   - a block order that shares L2 (tile_grouped, tile_helpers.cuh): bands of 8 tile rows.
+// What changed since mma_sync_ptx: the loop's order and the [2] fragment buffers; the tiles, the
+// copies, the swizzle, the 4 stages (96 KB: it still fits the 99 KB of sm_86 and sm_89) and the
+// epilogue are the same (mma_tiles.cuh). Measured on an H100 (stand-alone sweep of the kernel,
+// cuBLAS in the same process, 4096^3): 356 -> 437 to 448 TFLOPS, 51% -> 62 to 64% of cuBLAS;
+// 2048^3: 67% -> 80 to 85%. README.md, "Measured", has the chapter benchmark's numbers.
+//
+// The launcher is shape-aware: a 128 x 256 tile makes 32 blocks for a 1024 x 1024 C, and a
+// 132-SM GPU then idles 100 SMs. It has four ways to cut the problem into blocks:
+//   128x256  8 warps of 64 x 64, 1 block per SM: the most reuse per byte loaded
+//   128x128  4 warps of 64 x 64, up to 2 blocks per SM: twice the blocks
+//   64x128   4 warps of 32 x 64 (64 accumulators per lane), more blocks per SM: 4 times the blocks
+//   split-K  the 128x256 tile, K cut into slices, one block per (tile, slice); partial sums go to
+//            a workspace of this call and a second kernel adds them up in a fixed order
+// and picks one by counting the waves each makes on this GPU (common/split_k.cuh, plan_by_waves;
+// docs/tile_size_tradeoffs.md, "Waves"). The variants mma_sync_pipelined_128x256, _128x128,
+// _64x128 and _splitk force one of them, so that each is tested on every shape and timed at every
+// size.
+//
+// Preconditions: none (the same packing and fallbacks as mma_sync_ptx: packed operands when rows
+// are not 16-byte aligned; wmma_vec_loads on sm_75).
+// Build and run:  cmake --build build --target 06_warp_tiling
+//                 ./build/bin/06_warp_tiling --variant mma_sync_pipelined --size 1024
+// =================================================================================================
+#include "06_warp_tiling/warp_tiling.cuh"
+
+#include <cstdint>
+
+#include "06_warp_tiling/mma_tiles.cuh"
+#include "06_warp_tiling/packing.cuh"
+#include "common/cuda_check.cuh"
+#include "common/split_k.cuh"
+#include "common/workspace.cuh"
+
+namespace gemm::warp_tiling {
+
+// -------------------------------------------------------------------------------------------------
+// 6. mma_sync_pipelined. One block computes the BM x BN tile tile_grouped(blockIdx.x) of C over
+// the K steps of its slice blockIdx.y: steps blockIdx.y * steps_per_split .. (all of K without
+// split-K: gridDim.y = 1). Its sums go to C, or, with split-K, to slice blockIdx.y of the
+// workspace (C then points at the workspace, slices slice_floats apart).
+// -------------------------------------------------------------------------------------------------
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS, bool STAGE_C>
+__global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, MIN_BLOCKS)
+    mma_pipelined_kernel(const __half* __restrict__ A, const __half* __restrict__ B,
+                         float* __restrict__ C, int M, int N, int K, int ldb, int group_m,
+                         int steps_per_split, size_t slice_floats) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using Warps = WarpGrid<BM, BN, WM, WN>;
+  using Tile = MmaWarpTile<BM, BN, BK, WM, WN>;
+  constexpr int kSlices = BK / 16;
+  static_assert(kSlices % 2 == 0,
+                "BK / 16 must be even: a K step's first slice then always uses buffer 0");
+  static_assert(STAGES >= 2, "STAGES must be at least 2 (one stage computed, one loading)");
+  constexpr int kStageA = BM * BK, kStageB = BK * BN;  // halves per stage
+  using AMap = ChunkMap<BM, BK, Warps::kThreads>;
+  using BMap = ChunkMap<BK, BN, Warps::kThreads>;
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  const uint32_t As = smem_u32(smem);             // [STAGES][BM][BK]  swizzled
+  const uint32_t Bs = As + 2 * STAGES * kStageA;  // [STAGES][BK][BN]  swizzled
+
+  // KEY: which tile of C, in the grouped order; which K steps; where the sums go.
+  const int2 tile = tile_grouped(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, group_m);
+  const int block_row = tile.x * BM, block_col = tile.y * BN;
+  const int first = blockIdx.y * steps_per_split;                   // first K step (tile of K)
+  const int steps = min((K + BK - 1) / BK - first, steps_per_split);  // >= 1 (the launcher)
+  float* __restrict__ out = C + blockIdx.y * slice_floats;
+
+  const Tile warp(Warps::warp_row(), Warps::warp_col());
+  typename Tile::Acc acc = {};
+
+  const TileCopier<AMap, typename Tile::ALayout, BK, true> a_copy(A, M, K, block_row, 0);
+  const TileCopier<BMap, typename Tile::BLayout, BK, false> b_copy(B, K, ldb, 0, block_col);
+  auto stage_a = [&](int i) { return As + 2 * (i % STAGES) * kStageA; };
+  auto stage_b = [&](int i) { return Bs + 2 * (i % STAGES) * kStageB; };
+  auto issue = [&](int i) {  // this block's K step i -> stage i % STAGES, one commit group
+    if (i < steps) {
+      a_copy.issue(stage_a(i), A, first + i, K);
+      b_copy.issue(stage_b(i), B, first + i, K);
+    }
+    cp_async_commit();
+  };
+
+  typename Tile::FragsA a[2];  // KEY: two slices of fragments: one computed, one loading
+  typename Tile::FragsB b[2];
+
+  for (int i = 0; i < STAGES; ++i) issue(i);  // every stage in flight
+  cp_async_wait<STAGES - 1>();                // step 0 has landed (this thread's copies)
+  __syncthreads();                            // everyone's
+  warp.load(a[0], b[0], stage_a(0), stage_b(0), 0);
+
+  for (int i = 0; i < steps; ++i) {
+#pragma unroll
+    for (int q = 0; q < kSlices; ++q) {  // slice q computes from buffer q % 2
+      const int next = (q + 1) % 2;
+      if (q < kSlices - 1) {
+        // KEY: the next slice's ldmatrix first; its latency passes under this slice's mma.
+        warp.load(a[next], b[next], stage_a(i), stage_b(i), 16 * (q + 1));
+      } else {
+        // The last slice's fragments are already in registers, so no warp reads stage i any
+        // more once it gets here.
+        cp_async_wait<STAGES - 2>();  // step i + 1 has landed (this thread's copies)
+        __syncthreads();  // KEY: everyone's copies of step i + 1; everyone is done with stage i
+        if (i + 1 < steps) warp.load(a[next], b[next], stage_a(i + 1), stage_b(i + 1), 0);
+        issue(i + STAGES);  // into stage i, free since the barrier
+      }
+      Tile::mma(acc, a[q % 2], b[q % 2]);  // KEY: 32 mma.sync, no ldmatrix waits for them
+    }
+  }
+  cp_async_wait<0>();  // only empty groups are left in flight, but leave none behind
+
+  warp.template store<STAGE_C, Warps::kThreads, STAGES * (kStageA + kStageB) * 2>(
+      acc, smem, out, M, N, block_row, block_col);
+#else
+  __trap();  // compiled for sm_75: never launched there (the launcher runs wmma_vec_loads)
+#endif
+}
+
+// -------------------------------------------------------------------------------------------------
+// Launcher.
+// -------------------------------------------------------------------------------------------------
+namespace {
+
+constexpr int kStages = 4;
+constexpr int kGroupRows = 8;  // tile_grouped's band: measured on an H100 at 8192^3, 8 rows
+                               // 454 TFLOPS, 1 row 449, 16 rows 416 (at 4096^3 all within 1%)
+
+// One tile configuration: its kernel (register or staged epilogue) and launch shape.
+template <int BM, int BN, int WM, int WN, int MIN_BLOCKS>
+struct Shape {
+  static constexpr int kBM = BM, kBN = BN;
+  static constexpr int kThreadsPerBlock = WarpGrid<BM, BN, WM, WN>::kThreads;
+  static constexpr int kSmem = kStages * (BM * kBK + kBK * BN) * 2;
+  static constexpr auto kKernel =
+      mma_pipelined_kernel<BM, BN, kBK, WM, WN, kStages, MIN_BLOCKS, false>;
+  static constexpr auto kKernelStagedC =
+      mma_pipelined_kernel<BM, BN, kBK, WM, WN, kStages, MIN_BLOCKS, true>;
+};
+using Large = Shape<128, 256, 64, 64, 1>;   // 8 warps, 96 KB
+using Medium = Shape<128, 128, 64, 64, 2>;  // 4 warps, 64 KB
+using Small = Shape<64, 128, 32, 64, 2>;    // 4 warps, 48 KB
+
+enum Config { kLarge = 0, kMedium = 1, kSmall = 2 };
+
+// The candidates for plan_by_waves, with their resident blocks per SM on this GPU (queried), or
+// empty when this GPU does not run the sm_80 code. `speed`: the whole SM's throughput relative to
+// Large. Medium: measured on an H100 at 4096^3 (392 to 400 against 437 to 448 TFLOPS). Small: an
+// estimate (half the reuse of Large per byte loaded), to be measured like the others.
+const std::vector<TileConfig>& configs() {
+  static const std::vector<TileConfig> list = [] {
+    std::vector<TileConfig> c;
+    if (!runs_sm80_code(reinterpret_cast<const void*>(Large::kKernel))) return c;
+    auto add = [&](const char* name, auto shape, double speed) {
+      using S = decltype(shape);
+      int blocks = 0;
+      for (auto kernel : {S::kKernel, S::kKernelStagedC}) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        S::kSmem));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel,
+                                                                 S::kThreadsPerBlock, S::kSmem));
+      }
+      c.push_back({name, S::kBM, S::kBN, kBK, blocks > 0 ? blocks : 1, speed});
+    };
+    add("128x256", Large{}, 1.0);  // configs()[kLarge]
+    add("128x128", Medium{}, 0.9);  // configs()[kMedium]
+    add("64x128", Small{}, 0.75);   // configs()[kSmall]
+    return c;
+  }();
+  return list;
+}
+
+// Which configuration runs for this shape: chosen by counting waves (Choice::kAuto), or forced.
+enum class Choice { kAuto, kLarge, kMedium, kSmall, kSplitK };
+
+LaunchPlan plan_for(int M, int N, int K, Choice choice) {
+  const std::vector<TileConfig>& c = configs();
+  const int sms = current_sm_count();
+  switch (choice) {
+    case Choice::kAuto:
+      return plan_by_waves(c, M, N, K, sms);  // KEY: the shape-aware choice
+    case Choice::kLarge:
+      return plan_by_waves({c[kLarge]}, M, N, K, sms, 1);
+    case Choice::kMedium:
+    case Choice::kSmall: {
+      const int config = choice == Choice::kMedium ? kMedium : kSmall;
+      LaunchPlan p = plan_by_waves({c[config]}, M, N, K, sms, 1);
+      p.config = config;
+      return p;
+    }
+    case Choice::kSplitK: {
+      // The large tile split as the rule would split it, and at least in 2 where K allows.
+      LaunchPlan p = plan_by_waves({c[kLarge]}, M, N, K, sms);
+      if (p.splits == 1) p.splits = std::min(2, ceil_div(K, kBK));
+      return p;
+    }
+  }
+  return {};
+}
+
+template <class S>
+void launch_shape(const AlignedOperands& ops, float* C, int M, int N, int splits,
+                  cudaStream_t stream) {
+  // Each slice gets the same number of K steps (the last may get fewer); `splits` may shrink.
+  const int per_split = k_tiles_per_split(ops.k(), kBK, splits);
+  splits = ceil_div(ceil_div(ops.k(), kBK), per_split);
+  StreamWorkspace partials;  // KEY: split-K's workspace belongs to this call and this stream
+  float* out = C;
+  size_t slice = 0;
+  if (splits > 1) {
+    slice = split_k_slice_floats(M, N);
+    partials.allocate(slice * splits * sizeof(float), stream);
+    out = partials.as<float>();
+  }
+  const auto kernel = float2_stores_ok(out, N) ? S::kKernel : S::kKernelStagedC;
+  const dim3 grid(ceil_div(M, S::kBM) * ceil_div(N, S::kBN), splits);
+  kernel<<<grid, S::kThreadsPerBlock, S::kSmem, stream>>>(ops.a(), ops.b(), out, M, N, ops.k(),
+                                                          ops.ldb(), kGroupRows, per_split, slice);
+  GEMM_LAUNCH_CHECK();
+  if (splits > 1) reduce_split_k(out, splits, slice, C, M, N, stream);  // KEY: fixed order
+}
+
+void launch(const __half* A, const __half* B, float* C, int M, int N, int K, cudaStream_t stream,
+            Choice choice) {
+  if (configs().empty()) {  // sm_75 (no cp.async, no m16n8k16): kernel 3 instead
+    launch_vec_loads(A, B, C, M, N, K, stream);
+    return;
+  }
+  const LaunchPlan plan = plan_for(M, N, K, choice);
+  const AlignedOperands ops(A, B, M, N, K, stream);  // packed copies if rows are not 16-byte aligned
+  if (plan.config == kMedium)
+    launch_shape<Medium>(ops, C, M, N, plan.splits, stream);
+  else if (plan.config == kSmall)
+    launch_shape<Small>(ops, C, M, N, plan.splits, stream);
+  else
+    launch_shape<Large>(ops, C, M, N, plan.splits, stream);
+}
+
+// The note for the table and the CSV: which configuration ran (for the forced variants only when
+// it is not the one their name says: split-K needs at least 2 K steps).
+std::string ran(const void* A, const void* B, const float* C, int M, int N, int K, Choice choice) {
+  if (configs().empty()) {
+    const std::string scalar = vec_loads_runs_instead(A, B, C, M, N, K);
+    return "ran wmma_vec_loads" + (scalar.empty() ? "" : ", " + scalar) + ": needs sm_80";
+  }
+  const LaunchPlan plan = plan_for(M, N, K, choice);
+  if (choice == Choice::kAuto) return "ran " + plan.describe(configs());
+  if (choice == Choice::kSplitK && plan.splits == 1) return "ran 128x256: K has 1 step, no split";
+  return "";
+}
+
+}  // namespace
+
+void launch_mma_sync_pipelined(const __half* A, const __half* B, float* C, int M, int N, int K,
+                               cudaStream_t stream) {
+  launch(A, B, C, M, N, K, stream, Choice::kAuto);
+}
+void launch_mma_sync_pipelined_128x256(const __half* A, const __half* B, float* C, int M, int N,
+                                       int K, cudaStream_t stream) {
+  launch(A, B, C, M, N, K, stream, Choice::kLarge);
+}
+void launch_mma_sync_pipelined_128x128(const __half* A, const __half* B, float* C, int M, int N,
+                                       int K, cudaStream_t stream) {
+  launch(A, B, C, M, N, K, stream, Choice::kMedium);
+}
+void launch_mma_sync_pipelined_64x128(const __half* A, const __half* B, float* C, int M, int N,
+                                      int K, cudaStream_t stream) {
+  launch(A, B, C, M, N, K, stream, Choice::kSmall);
+}
+void launch_mma_sync_pipelined_splitk(const __half* A, const __half* B, float* C, int M, int N,
+                                      int K, cudaStream_t stream) {
+  launch(A, B, C, M, N, K, stream, Choice::kSplitK);
+}
+
+std::string mma_sync_pipelined_ran(const void* A, const void* B, const float* C, int M, int N,
+                                   int K) {
+  return ran(A, B, C, M, N, K, Choice::kAuto);
+}
+std::string mma_sync_pipelined_splitk_ran(const void* A, const void* B, const float* C, int M,
+                                          int N, int K) {
+  return ran(A, B, C, M, N, K, Choice::kSplitK);
+}
+std::string mma_sync_pipelined_fixed_ran(const void* A, const void* B, const float* C, int M,
+                                         int N, int K) {
+  return ran(A, B, C, M, N, K, Choice::kLarge);  // "" on sm_80+: a fixed tile runs as named
+}
+
+std::vector<KernelInfo> mma_pipelined_kernels() {
+  return {{"mma_sync_pipelined 128x256", reinterpret_cast<const void*>(Large::kKernel),
+           Large::kThreadsPerBlock, Large::kSmem, KernelInfo::kSm80},
+          {"mma_sync_pipelined 128x256 (staged C)",
+           reinterpret_cast<const void*>(Large::kKernelStagedC), Large::kThreadsPerBlock,
+           Large::kSmem, KernelInfo::kSm80},
+          {"mma_sync_pipelined 128x128", reinterpret_cast<const void*>(Medium::kKernel),
+           Medium::kThreadsPerBlock, Medium::kSmem, KernelInfo::kSm80},
+          {"mma_sync_pipelined 128x128 (staged C)",
+           reinterpret_cast<const void*>(Medium::kKernelStagedC), Medium::kThreadsPerBlock,
+           Medium::kSmem, KernelInfo::kSm80},
+          {"mma_sync_pipelined 64x128", reinterpret_cast<const void*>(Small::kKernel),
+           Small::kThreadsPerBlock, Small::kSmem, KernelInfo::kSm80},
+          {"mma_sync_pipelined 64x128 (staged C)",
+           reinterpret_cast<const void*>(Small::kKernelStagedC), Small::kThreadsPerBlock,
+           Small::kSmem, KernelInfo::kSm80}};
+}
+
+}  // namespace gemm::warp_tiling

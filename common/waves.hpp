@@ -1,0 +1,57 @@
+// Launch plans by counting waves: which tile configuration, and how many slices of K (split-K),
+// a shape-aware launcher runs (plain C++: the CPU tests check the rule without a GPU).
+//
+// A launch of `units` blocks, of which the GPU holds SMs x blocks_per_sm at a time, runs in
+// ceil(units / (SMs x blocks_per_sm)) waves; the last one may be nearly empty (the tail). A
+// 128 x 256 tile makes 32 blocks for a 1024 x 1024 C: on a 132-SM GPU, 100 SMs idle for the whole
+// run. Two remedies: a smaller tile (more blocks, each loading more bytes per FMA), or split-K: cut
+// K into `splits` slices, one block per (tile, slice), each writing its partial sums to a
+// workspace, then a second kernel adds the slices up in a fixed order (common/split_k.cuh).
+// docs/tile_size_tradeoffs.md, "Waves", is the lesson behind it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gemm {
+
+// One tile configuration a launcher can run.
+struct TileConfig {
+  std::string name;    // e.g. "128x256"
+  int bm, bn, bk;      // block tile and K step
+  int blocks_per_sm;   // resident blocks per SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
+  double speed;        // relative throughput of one whole SM running this configuration (the
+                       // largest tile 1.0; measured, see the launcher)
+};
+
+// What a launcher will run: which configuration, with how many K slices, in how many waves.
+struct LaunchPlan {
+  int config = 0;      // index into the candidates
+  int splits = 1;      // 1: no split-K
+  int waves = 0;
+  std::string describe(const std::vector<TileConfig>& configs) const;  // "128x256, split-K 4"
+};
+
+// The rule, in a few lines (split_k.cu): for every configuration and every split count
+// s = 1, 2, ... (each slice at least kMinTilesPerSplit K steps deep, s <= kMaxSplits), estimate
+//   waves = ceil(tiles x s / (SMs x blocks_per_sm))
+//   time  ~ waves x (work of one block) x (blocks sharing an SM) / speed x (1 + kSplitPenalty (s-1))
+// and take the smallest. kSplitPenalty stands for the partial sums each extra slice writes and the
+// reduction reads back (M x N floats per slice): a first estimate, which the forced variants
+// (each configuration timed at every shape) are there to check. `max_splits` = 1: no split-K.
+constexpr int kMinTilesPerSplit = 4;
+constexpr int kMaxSplits = 32;
+constexpr double kSplitPenalty = 0.05;
+LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
+                         int max_splits = kMaxSplits);
+
+// How many of K's BK-deep steps each of `splits` slices gets (the last slice may get fewer), and
+// the number of slices that then actually hold work: ceil(k_tiles / per_split).
+int k_tiles_per_split(int K, int bk, int splits);
+
+// Floats between two slices of partial sums in the workspace: M x N rounded up to a multiple of
+// 4, so that every slice starts 16-byte aligned (its float2 stores stay aligned).
+size_t split_k_slice_floats(int M, int N);
+
+}  // namespace gemm

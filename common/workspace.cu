@@ -1,0 +1,45 @@
+// Stream-ordered scratch memory (workspace.cuh explains why a call's buffer belongs to the call).
+#include "common/workspace.cuh"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+#include "common/cuda_check.cuh"
+
+namespace gemm {
+
+// One pool per device, created at its first use. Its release threshold is "never": memory freed
+// with cudaFreeAsync stays in the pool for the next call, where the default (0) would hand it back
+// to the driver at every synchronization and make the next allocation map it again.
+cudaMemPool_t workspace_pool() {
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  cudaMemPool_t& pool = pools[device];
+  if (!pool) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+    std::uint64_t keep = UINT64_MAX;
+    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
+  return pool;
+}
+
+void StreamWorkspace::allocate(size_t bytes, cudaStream_t stream) {
+  stream_ = stream;
+  // KEY: allocated on this call's stream: nothing is shared with a call on another stream.
+  CUDA_CHECK(cudaMallocFromPoolAsync(&ptr_, bytes, workspace_pool(), stream));
+}
+
+StreamWorkspace::~StreamWorkspace() {
+  // Stream-ordered: the memory returns to the pool once the kernels queued before it are done.
+  if (ptr_) cudaFreeAsync(ptr_, stream_);  // no check: a destructor must not exit
+}
+
+}  // namespace gemm

@@ -1,0 +1,67 @@
+// The launch plan of the shape-aware launchers (common/waves.hpp): waves counted right, the large
+// tile kept where it fills the GPU, split-K only where K is deep enough, every slice non-empty.
+#include <array>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "common/waves.hpp"
+
+namespace {
+
+// Chapter 06's candidates as an H100 or H200 reports them (132 SMs; blocks per SM from the
+// occupancy API; speeds as in mma_pipelined.cu).
+const std::vector<gemm::TileConfig> kConfigs = {{"128x256", 128, 256, 32, 1, 1.0},
+                                                {"128x128", 128, 128, 32, 2, 0.9},
+                                                {"64x128", 64, 128, 32, 2, 0.75}};
+constexpr int kSms = 132;
+
+}  // namespace
+
+TEST_CASE("the large tile runs alone wherever it fills the GPU", "[waves]") {
+  for (int n : {2048, 4096, 8192}) {
+    const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs, n, n, n, kSms);
+    CHECK(p.config == 0);
+    CHECK(p.splits == 1);
+  }
+  // 4096^3: 512 tiles of 128 x 256 on 132 SMs = 3.9 -> 4 waves.
+  CHECK(gemm::plan_by_waves(kConfigs, 4096, 4096, 4096, kSms).waves == 4);
+  CHECK(gemm::plan_by_waves(kConfigs, 4096, 4096, 4096, kSms).describe(kConfigs) == "128x256");
+}
+
+TEST_CASE("a small C with a deep K is split, into at most one wave", "[waves]") {
+  for (auto [m, n, k] : std::vector<std::array<int, 3>>{{1024, 1024, 1024}, {512, 512, 16384},
+                                                        {16, 4096, 4096}, {128, 4096, 4096}}) {
+    const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs, m, n, k, kSms);
+    INFO(m << " x " << n << " x " << k << ": " << p.describe(kConfigs));
+    const gemm::TileConfig& t = kConfigs[p.config];
+    const long long blocks = static_cast<long long>((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn) *
+                             p.splits;
+    CHECK(blocks > kSms / 2);                           // no longer most of the GPU idle
+    CHECK(p.waves == 1);
+    CHECK(blocks <= static_cast<long long>(kSms) * t.blocks_per_sm);
+  }
+}
+
+TEST_CASE("split-K never makes slices without work or thinner than the minimum", "[waves]") {
+  for (int k : {1, 31, 32, 100, 127, 128, 129, 1000, 4093, 16384}) {
+    for (int max_splits : {1, 2, 7, gemm::kMaxSplits}) {
+      const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs, 64, 64, k, kSms, max_splits);
+      const int k_tiles = (k + 31) / 32;
+      INFO("K = " << k << ", max_splits = " << max_splits << ": " << p.describe(kConfigs));
+      CHECK(p.splits >= 1);
+      CHECK(p.splits <= max_splits);
+      const int per = gemm::k_tiles_per_split(k, 32, p.splits);
+      CHECK((k_tiles + per - 1) / per == p.splits);  // every slice holds at least one K step
+      if (p.splits > 1) CHECK(per >= gemm::kMinTilesPerSplit);
+    }
+  }
+}
+
+TEST_CASE("the workspace's slices start 16-byte aligned", "[waves]") {
+  for (auto [m, n] : std::vector<std::array<int, 2>>{{1, 1}, {3, 5}, {7, 1}, {4093, 4093}}) {
+    const size_t s = gemm::split_k_slice_floats(m, n);
+    CHECK(s % 4 == 0);
+    CHECK(s >= static_cast<size_t>(m) * n);
+    CHECK(s < static_cast<size_t>(m) * n + 4);
+  }
+}
