@@ -110,9 +110,9 @@ namespace gemm::warp_tiling {
 std::string hopper_runs_instead(const void* A, const void* B, const float* C, int M, int N,
                                 int K) {
   if (hopper::runs_here()) return "";
-  const std::string further = mma_sync_pipelined_ran(A, B, C, M, N, K);  // "ran 128x256", ...
-  if (further.rfind("ran wmma_vec_loads", 0) == 0) return further;
-  return "ran mma_sync_pipelined " + further.substr(4) + ": " + hopper::why_not();
+  const std::string further = mma_sync_ptx_runs_instead(A, B, C, M, N, K);  // sm_75
+  if (!further.empty()) return further;
+  return "ran mma_sync_pipelined " + mma_sync_pipelined_choice(M, N, K) + ": " + hopper::why_not();
 }
 
 }  // namespace gemm::warp_tiling

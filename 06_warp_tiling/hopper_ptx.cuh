@@ -13,7 +13,8 @@
 // wgmma and setmaxnreg exist only in the architecture-specific target sm_90a (compute capability
 // 9.0 exactly: H100, H200, GH200). The build compiles these files for sm_90a when its architecture
 // list has 90 (06_warp_tiling/CMakeLists.txt); otherwise GEMM_SM90A_DEVICE is 0, every wrapper is
-// empty, the kernels trap, and their launchers never run them (they run mma_sync_pipelined instead).
+// empty, the kernels trap, and their launchers never run them (they run mma_sync_pipelined
+// instead).
 #pragma once
 
 #include <cstdint>

@@ -38,7 +38,10 @@
 // =================================================================================================
 #include "06_warp_tiling/warp_tiling.cuh"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "06_warp_tiling/mma_tiles.cuh"
 #include "06_warp_tiling/packing.cuh"
@@ -190,26 +193,17 @@ enum class Choice { kAuto, kLarge, kMedium, kSmall, kSplitK };
 LaunchPlan plan_for(int M, int N, int K, Choice choice) {
   const std::vector<TileConfig>& c = configs();
   const int sms = current_sm_count();
-  switch (choice) {
-    case Choice::kAuto:
-      return plan_by_waves(c, M, N, K, sms);  // KEY: the shape-aware choice
-    case Choice::kLarge:
-      return plan_by_waves({c[kLarge]}, M, N, K, sms, 1);
-    case Choice::kMedium:
-    case Choice::kSmall: {
-      const int config = choice == Choice::kMedium ? kMedium : kSmall;
-      LaunchPlan p = plan_by_waves({c[config]}, M, N, K, sms, 1);
-      p.config = config;
-      return p;
-    }
-    case Choice::kSplitK: {
-      // The large tile split as the rule would split it, and at least in 2 where K allows.
-      LaunchPlan p = plan_by_waves({c[kLarge]}, M, N, K, sms);
-      if (p.splits == 1) p.splits = std::min(2, ceil_div(K, kBK));
-      return p;
-    }
-  }
-  return {};
+  if (choice == Choice::kAuto) return plan_by_waves(c, M, N, K, sms);  // KEY: the choice by waves
+  // Forced: one configuration, split only for kSplitK.
+  const int config = choice == Choice::kMedium  ? kMedium
+                     : choice == Choice::kSmall ? kSmall
+                                                : kLarge;
+  const int max_splits = choice == Choice::kSplitK ? kMaxSplits : 1;
+  LaunchPlan p = plan_by_waves({c[config]}, M, N, K, sms, max_splits);
+  p.config = config;
+  // kSplitK: split as the rule would split the large tile, and at least in 2 where K allows.
+  if (choice == Choice::kSplitK && p.splits == 1) p.splits = std::min(2, ceil_div(K, kBK));
+  return p;
 }
 
 template <class S>
@@ -241,7 +235,7 @@ void launch(const __half* A, const __half* B, float* C, int M, int N, int K, cud
     return;
   }
   const LaunchPlan plan = plan_for(M, N, K, choice);
-  const AlignedOperands ops(A, B, M, N, K, stream);  // packed copies if rows are not 16-byte aligned
+  const AlignedOperands ops(A, B, M, N, K, stream);  // packed copies if rows are not aligned
   if (plan.config == kMedium)
     launch_shape<Medium>(ops, C, M, N, plan.splits, stream);
   else if (plan.config == kSmall)
@@ -250,53 +244,54 @@ void launch(const __half* A, const __half* B, float* C, int M, int N, int K, cud
     launch_shape<Large>(ops, C, M, N, plan.splits, stream);
 }
 
-// The note for the table and the CSV: which configuration ran (for the forced variants only when
-// it is not the one their name says: split-K needs at least 2 K steps).
-std::string ran(const void* A, const void* B, const float* C, int M, int N, int K, Choice choice) {
-  if (configs().empty()) {
-    const std::string scalar = vec_loads_runs_instead(A, B, C, M, N, K);
-    return "ran wmma_vec_loads" + (scalar.empty() ? "" : ", " + scalar) + ": needs sm_80";
-  }
-  const LaunchPlan plan = plan_for(M, N, K, choice);
-  if (choice == Choice::kAuto) return "ran " + plan.describe(configs());
-  if (choice == Choice::kSplitK && plan.splits == 1) return "ran 128x256: K has 1 step, no split";
+template <Choice CHOICE>
+void launch_as(const __half* A, const __half* B, float* C, int M, int N, int K,
+               cudaStream_t stream) {
+  launch(A, B, C, M, N, K, stream, CHOICE);
+}
+
+// The note for the table and the CSV. On sm_75 the fallback's note, as mma_sync_ptx's; else, for
+// the shape-aware launcher, what it chose; for a forced configuration nothing, unless split-K
+// could not split (K of one step).
+template <Choice CHOICE>
+std::string ran(const void* A, const void* B, const float* C, int M, int N, int K) {
+  if (configs().empty()) return mma_sync_ptx_runs_instead(A, B, C, M, N, K);
+  if (CHOICE == Choice::kAuto) return "ran " + mma_sync_pipelined_choice(M, N, K);
+  if (CHOICE == Choice::kSplitK && plan_for(M, N, K, CHOICE).splits == 1)
+    return "ran 128x256: K has 1 step, no split";
   return "";
 }
 
 }  // namespace
 
+std::string mma_sync_pipelined_choice(int M, int N, int K) {
+  return plan_for(M, N, K, Choice::kAuto).describe(configs());
+}
+
 void launch_mma_sync_pipelined(const __half* A, const __half* B, float* C, int M, int N, int K,
                                cudaStream_t stream) {
   launch(A, B, C, M, N, K, stream, Choice::kAuto);
 }
-void launch_mma_sync_pipelined_128x256(const __half* A, const __half* B, float* C, int M, int N,
-                                       int K, cudaStream_t stream) {
-  launch(A, B, C, M, N, K, stream, Choice::kLarge);
-}
-void launch_mma_sync_pipelined_128x128(const __half* A, const __half* B, float* C, int M, int N,
-                                       int K, cudaStream_t stream) {
-  launch(A, B, C, M, N, K, stream, Choice::kMedium);
-}
-void launch_mma_sync_pipelined_64x128(const __half* A, const __half* B, float* C, int M, int N,
-                                      int K, cudaStream_t stream) {
-  launch(A, B, C, M, N, K, stream, Choice::kSmall);
-}
-void launch_mma_sync_pipelined_splitk(const __half* A, const __half* B, float* C, int M, int N,
-                                      int K, cudaStream_t stream) {
-  launch(A, B, C, M, N, K, stream, Choice::kSplitK);
-}
 
-std::string mma_sync_pipelined_ran(const void* A, const void* B, const float* C, int M, int N,
-                                   int K) {
-  return ran(A, B, C, M, N, K, Choice::kAuto);
-}
-std::string mma_sync_pipelined_splitk_ran(const void* A, const void* B, const float* C, int M,
-                                          int N, int K) {
-  return ran(A, B, C, M, N, K, Choice::kSplitK);
-}
-std::string mma_sync_pipelined_fixed_ran(const void* A, const void* B, const float* C, int M,
-                                         int N, int K) {
-  return ran(A, B, C, M, N, K, Choice::kLarge);  // "" on sm_80+: a fixed tile runs as named
+std::vector<Variant> mma_pipelined_variants() {
+  return {
+      {"mma_sync_pipelined", nullptr, launch_mma_sync_pipelined,
+       "+ fragments double-buffered in registers, barrier before the last slice, grouped block "
+       "order; tile or split-K chosen by counting waves (sm_80+)",
+       ran<Choice::kAuto>},
+      {"mma_sync_pipelined_128x256", nullptr, launch_as<Choice::kLarge>,
+       "mma_sync_pipelined forced to its 128 x 256 tile (8 warps), no split-K",
+       ran<Choice::kLarge>},
+      {"mma_sync_pipelined_128x128", nullptr, launch_as<Choice::kMedium>,
+       "mma_sync_pipelined forced to its 128 x 128 tile (4 warps, 2 blocks per SM), no split-K",
+       ran<Choice::kMedium>},
+      {"mma_sync_pipelined_64x128", nullptr, launch_as<Choice::kSmall>,
+       "mma_sync_pipelined forced to its 64 x 128 tile (4 warps of 32 x 64), no split-K",
+       ran<Choice::kSmall>},
+      {"mma_sync_pipelined_splitk", nullptr, launch_as<Choice::kSplitK>,
+       "mma_sync_pipelined forced to split-K (128 x 256 tiles, at least 2 slices of K)",
+       ran<Choice::kSplitK>},
+  };
 }
 
 std::vector<KernelInfo> mma_pipelined_kernels() {

@@ -121,7 +121,8 @@ struct MmaWarpTile {
         __syncthreads();  // the rows are complete before anyone copies them out
         for (int e = threadIdx.x; e < WM * BN; e += THREADS) {
           const int row = block_row + h * WM + e / BN, col = block_col + e % BN;
-          if (row < M && col < N) C[static_cast<size_t>(row) * N + col] = Cs[(e / BN) * LDC + e % BN];
+          if (row < M && col < N)
+            C[static_cast<size_t>(row) * N + col] = Cs[(e / BN) * LDC + e % BN];
         }
         __syncthreads();  // everyone has copied them before the next warp row overwrites them
       }

@@ -272,22 +272,6 @@ std::vector<Variant> variants() {
       {"mma_sync_ptx", nullptr, launch_mma_sync_ptx,
        "ldmatrix + mma.sync m16n8k16 (PTX), XOR-swizzled tiles, 4-stage cp.async (sm_80+)",
        mma_sync_ptx_runs_instead},
-      {"mma_sync_pipelined", nullptr, launch_mma_sync_pipelined,
-       "+ fragments double-buffered in registers, barrier before the last slice, grouped block "
-       "order; tile or split-K chosen by counting waves (sm_80+)",
-       mma_sync_pipelined_ran},
-      {"mma_sync_pipelined_128x256", nullptr, launch_mma_sync_pipelined_128x256,
-       "mma_sync_pipelined forced to its 128 x 256 tile (8 warps), no split-K",
-       mma_sync_pipelined_fixed_ran},
-      {"mma_sync_pipelined_128x128", nullptr, launch_mma_sync_pipelined_128x128,
-       "mma_sync_pipelined forced to its 128 x 128 tile (4 warps, 2 blocks per SM), no split-K",
-       mma_sync_pipelined_fixed_ran},
-      {"mma_sync_pipelined_64x128", nullptr, launch_mma_sync_pipelined_64x128,
-       "mma_sync_pipelined forced to its 64 x 128 tile (4 warps of 32 x 64), no split-K",
-       mma_sync_pipelined_fixed_ran},
-      {"mma_sync_pipelined_splitk", nullptr, launch_mma_sync_pipelined_splitk,
-       "mma_sync_pipelined forced to split-K (128 x 256 tiles, at least 2 slices of K)",
-       mma_sync_pipelined_splitk_ran},
       {"wgmma_tma", nullptr, launch_wgmma_tma,
        "TMA into 128-byte-swizzled stages, mbarriers, wgmma m64n256k16 (sm_90a)",
        hopper_runs_instead},
@@ -298,6 +282,11 @@ std::vector<Variant> variants() {
        "+ one block per SM looping over tiles in an L2-friendly order (sm_90a)",
        hopper_runs_instead},
   };
+  // Step 6 and its forced configurations, after step 5 (mma_pipelined.cu lists them).
+  const std::vector<Variant> pipelined = mma_pipelined_variants();
+  steps.insert(std::find_if(steps.begin(), steps.end(),
+                            [](const Variant& v) { return v.name == "mma_sync_ptx"; }) + 1,
+               pipelined.begin(), pipelined.end());
   // KEY: the headline first: the fastest measured on the reference GPU (README.md, "Measured")
   // among those that run on this one. The others follow in the order of the steps.
   const std::string headline = hopper::runs_here() ? "wgmma_persistent" : "mma_sync_pipelined";

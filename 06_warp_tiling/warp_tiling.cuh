@@ -35,20 +35,18 @@ void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int 
 // mma_pipelined.cu:
 // 6. the same tiles, fragments double-buffered in registers, the barrier before the K step's last
 //    slice, all stages in flight, an L2-friendly block order; the launcher picks the tile (or
-//    split-K) by counting waves. The _128x256, _128x128, _64x128 and _splitk variants force one.
+//    split-K) by counting waves.
 void launch_mma_sync_pipelined(const __half* A, const __half* B, float* C, int M, int N, int K,
                                cudaStream_t stream);
-void launch_mma_sync_pipelined_128x256(const __half* A, const __half* B, float* C, int M, int N,
-                                       int K, cudaStream_t stream);
-void launch_mma_sync_pipelined_128x128(const __half* A, const __half* B, float* C, int M, int N,
-                                       int K, cudaStream_t stream);
-void launch_mma_sync_pipelined_64x128(const __half* A, const __half* B, float* C, int M, int N,
-                                      int K, cudaStream_t stream);
-void launch_mma_sync_pipelined_splitk(const __half* A, const __half* B, float* C, int M, int N,
-                                      int K, cudaStream_t stream);
+// Its variants: mma_sync_pipelined, then _128x256, _128x128, _64x128 and _splitk, each forcing
+// one choice (tested on every shape, timed at every size).
+std::vector<Variant> mma_pipelined_variants();
+// What the launcher chooses for this shape, e.g. "128x256, split-K 4" (sm_80+ only).
+std::string mma_sync_pipelined_choice(int M, int N, int K);
 
 // wgmma_tma.cu, wgmma_ws.cu: the Hopper steps (sm_90a: compute capability 9.0 and a build whose
-// architecture list has 90; elsewhere they run mma_sync_pipelined, and say so). hopper.md explains them.
+// architecture list has 90; elsewhere they run mma_sync_pipelined, and say so). hopper.md explains
+// them.
 // 7. TMA copies into 128-byte-swizzled stages, mbarriers, wgmma.mma_async m64n256k16.
 void launch_wgmma_tma(const __half* A, const __half* B, float* C, int M, int N, int K,
                       cudaStream_t stream);
@@ -70,13 +68,6 @@ std::string mma_sync_ptx_runs_instead(const void* A, const void* B, const float*
                                       int K);
 std::string hopper_runs_instead(const void* A, const void* B, const float* C, int M, int N,
                                 int K);
-// For the shape-aware launcher: which configuration ran ("ran 128x256, split-K 4").
-std::string mma_sync_pipelined_ran(const void* A, const void* B, const float* C, int M, int N,
-                                   int K);
-std::string mma_sync_pipelined_splitk_ran(const void* A, const void* B, const float* C, int M,
-                                          int N, int K);
-std::string mma_sync_pipelined_fixed_ran(const void* A, const void* B, const float* C, int M,
-                                         int N, int K);
 
 // The chapter's headline first: on a GPU that runs the Hopper kernels, the fastest of them;
 // elsewhere mma_sync_pipelined. Then the other variants, in the order of the steps.

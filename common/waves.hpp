@@ -36,7 +36,8 @@ struct LaunchPlan {
 // The rule, in a few lines (split_k.cu): for every configuration and every split count
 // s = 1, 2, ... (each slice at least kMinTilesPerSplit K steps deep, s <= kMaxSplits), estimate
 //   waves = ceil(tiles x s / (SMs x blocks_per_sm))
-//   time  ~ waves x (work of one block) x (blocks sharing an SM) / speed x (1 + kSplitPenalty (s-1))
+//   time  ~ waves x (work of one block) x (blocks sharing an SM) / speed
+//           x (1 + kSplitPenalty (s - 1))
 // and take the smallest. kSplitPenalty stands for the partial sums each extra slice writes and the
 // reduction reads back (M x N floats per slice): a first estimate, which the forced variants
 // (each configuration timed at every shape) are there to check. `max_splits` = 1: no split-K.

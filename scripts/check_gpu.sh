@@ -150,8 +150,7 @@ key = lambda r: f"{r['m']}x{r['n']}x{r['k']}"
 wanted = []
 for chapter in ("04_2d_tiling", "06_warp_tiling"):
     first = next((r["variant"] for r in rows if r["chapter"] == chapter), None)
-    for v in (first, "tiling_2d_shape_aware", "tiling_2d_fixed", "mma_sync_pipelined",
-              "mma_sync_pipelined_128x256"):
+    for v in (first, "mma_sync_pipelined", "mma_sync_pipelined_128x256"):
         if v and (chapter, v) not in wanted and any(r["chapter"] == chapter and r["variant"] == v
                                                     for r in rows):
             wanted.append((chapter, v))

@@ -227,8 +227,7 @@ def shapes(rows, out, written):
 
 
 # The shape-aware launchers and the same kernel forced to its one large tile (the "fixed" variant).
-SHAPE_AWARE = {"06_warp_tiling": ("mma_sync_pipelined", "mma_sync_pipelined_128x256", "f16"),
-               "04_2d_tiling": ("tiling_2d_shape_aware", "tiling_2d_fixed", "f32")}
+SHAPE_AWARE = {"06_warp_tiling": ("mma_sync_pipelined", "mma_sync_pipelined_128x256", "f16")}
 
 
 def variant_row(rows, chapter, variant, shape):

@@ -34,8 +34,8 @@ TEST_CASE("a small C with a deep K is split, into at most one wave", "[waves]") 
     const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs, m, n, k, kSms);
     INFO(m << " x " << n << " x " << k << ": " << p.describe(kConfigs));
     const gemm::TileConfig& t = kConfigs[p.config];
-    const long long blocks = static_cast<long long>((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn) *
-                             p.splits;
+    const long long tiles = static_cast<long long>((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn);
+    const long long blocks = tiles * p.splits;
     CHECK(blocks > kSms / 2);                           // no longer most of the GPU idle
     CHECK(p.waves == 1);
     CHECK(blocks <= static_cast<long long>(kSms) * t.blocks_per_sm);
