@@ -27,6 +27,10 @@ void launch_warp(const float* A, const float* B, float* C, int M, int N, int K,
 void launch_double_buffer(const float* A, const float* B, float* C, int M, int N, int K,
                           cudaStream_t stream);
 
+// shape_aware.cu: kernel 5 with its tile size, or split-K, chosen from the shape by counting
+// waves (the chapter's headline), and the variants that force each choice.
+std::vector<Variant> shape_aware_variants();
+
 // The fastest expected first (the chapter's headline), then the refinements in order.
 std::vector<Variant> variants();
 
@@ -38,5 +42,6 @@ void print_resources();
 // path has two kernels behind it (float4 and scalar); each .cu file lists its own.
 std::vector<KernelResources> thread_tiling_kernels();  // tiling_2d.cu
 std::vector<KernelResources> warp_tiling_kernels();    // warp_tiling.cu
+std::vector<KernelResources> shape_aware_kernels();    // shape_aware.cu
 
 }  // namespace gemm::tiling_2d

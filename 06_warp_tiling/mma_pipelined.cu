@@ -177,7 +177,8 @@ const std::vector<TileConfig>& configs() {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel,
                                                                  S::kThreadsPerBlock, S::kSmem));
       }
-      c.push_back({name, S::kBM, S::kBN, kBK, blocks > 0 ? blocks : 1, speed});
+      c.push_back({name, S::kBM, S::kBN, kBK, S::kThreadsPerBlock / 32, blocks > 0 ? blocks : 1,
+                   speed});
     };
     add("128x256", Large{}, 1.0);  // configs()[kLarge]
     add("128x128", Medium{}, 0.9);  // configs()[kMedium]

@@ -15,7 +15,7 @@
 
 namespace gemm {
 
-// Number of SMs of the current GPU, queried once per process (cudaDevAttrMultiProcessorCount).
+// Number of SMs of the current GPU (cudaDevAttrMultiProcessorCount).
 int current_sm_count();
 
 // C = sum of the `splits` M x N slices of `partials` (slice s at partials + s x slice_floats),

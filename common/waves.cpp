@@ -37,8 +37,10 @@ LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, i
       // A wave lasts as long as one block's work at its share of its SM: blocks that share an
       // SM share its speed (a launch of fewer blocks than SMs gives each block an SM of its own).
       const long long sharing = std::min<long long>(t.blocks_per_sm, (tiles * s + sms - 1) / sms);
+      const double busy =
+          std::min(1.0, static_cast<double>(sharing * t.warps) / kSchedulersPerSm);
       const double block_work = static_cast<double>(t.bm) * t.bn * per_split;
-      const double wave_time = block_work * static_cast<double>(sharing) / t.speed;
+      const double wave_time = block_work * static_cast<double>(sharing) / (t.speed * busy);
       const double cost =
           static_cast<double>(waves) * wave_time * (1.0 + kSplitPenalty * (s - 1));
       if (best.waves == 0 || cost < best_cost) {

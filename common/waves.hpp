@@ -20,6 +20,7 @@ namespace gemm {
 struct TileConfig {
   std::string name;    // e.g. "128x256"
   int bm, bn, bk;      // block tile and K step
+  int warps;           // warps per block
   int blocks_per_sm;   // resident blocks per SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
   double speed;        // relative throughput of one whole SM running this configuration (the
                        // largest tile 1.0; measured, see the launcher)
@@ -33,17 +34,21 @@ struct LaunchPlan {
   std::string describe(const std::vector<TileConfig>& configs) const;  // "128x256, split-K 4"
 };
 
-// The rule, in a few lines (split_k.cu): for every configuration and every split count
+// The rule, in a few lines (waves.cpp): for every configuration and every split count
 // s = 1, 2, ... (each slice at least kMinTilesPerSplit K steps deep, s <= kMaxSplits), estimate
 //   waves = ceil(tiles x s / (SMs x blocks_per_sm))
-//   time  ~ waves x (work of one block) x (blocks sharing an SM) / speed
+//   time  ~ waves x (work of one block) x (blocks sharing an SM) / (speed x busy)
 //           x (1 + kSplitPenalty (s - 1))
-// and take the smallest. kSplitPenalty stands for the partial sums each extra slice writes and the
-// reduction reads back (M x N floats per slice): a first estimate, which the forced variants
-// (each configuration timed at every shape) are there to check. `max_splits` = 1: no split-K.
+// and take the smallest. `busy` is the share of the SM's kSchedulersPerSm warp schedulers that the
+// blocks sharing it keep busy: a warp runs on one scheduler, so one block of 2 warps alone on an
+// SM leaves half of them idle. kSplitPenalty stands for the partial sums each extra slice writes
+// and the reduction reads back (M x N floats per slice): a first estimate, which the forced
+// variants (each configuration timed at every shape) are there to check. `max_splits` = 1: no
+// split-K.
 constexpr int kMinTilesPerSplit = 4;
 constexpr int kMaxSplits = 32;
 constexpr double kSplitPenalty = 0.05;
+constexpr int kSchedulersPerSm = 4;  // every NVIDIA GPU since Maxwell: 4 SM sub-partitions
 LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
                          int max_splits = kMaxSplits);
 

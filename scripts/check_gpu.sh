@@ -141,31 +141,16 @@ fi
 if has bench && [ -s "$csv" ]; then
   echo
   echo "fast at every size (docs/tile_size_tradeoffs.md, Waves): % of cuBLAS, and what the launcher chose"
-  python3 - "$csv" <<'PY'
-import csv, sys
-shapes = ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192",
-          "128x4096x4096", "16x4096x4096", "512x512x16384", "8192x8192x128"]
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if "@" not in r["variant"]]
-key = lambda r: f"{r['m']}x{r['n']}x{r['k']}"
-wanted = []
-for chapter in ("04_2d_tiling", "06_warp_tiling"):
-    first = next((r["variant"] for r in rows if r["chapter"] == chapter), None)
-    for v in (first, "mma_sync_pipelined", "mma_sync_pipelined_128x256"):
-        if v and (chapter, v) not in wanted and any(r["chapter"] == chapter and r["variant"] == v
-                                                    for r in rows):
-            wanted.append((chapter, v))
-print("  %-30s" % "variant" + "".join("%16s" % s for s in shapes))
-for chapter, v in wanted:
-    cells, notes = "", []
-    for s in shapes:
-        r = next((r for r in rows if r["chapter"] == chapter and r["variant"] == v and key(r) == s),
-                 None)
-        cells += "%15.1f%%" % float(r["pct_of_cublas"]) if r else "%16s" % "-"
-        if r and r.get("note"):
-            notes.append(f"{s}: {r['note']}")
-    print(f"  {chapter[:2]} {v:<27}{cells}")
-    for n in notes:
-        print(f"       {n}")
+  python3 - "$csv" "$root/scripts" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from results_table import SHAPE_AWARE, load, waves_table
+rows = load(sys.argv[1])
+for chapter in SHAPE_AWARE:
+    print(f"  {chapter}:")
+    lines = waves_table(rows, chapter).splitlines()
+    lines = lines[2:] if lines[0].startswith("Measured") else lines  # the title names the GPU
+    print("".join("    " + line + "\n" for line in lines))
 PY
 fi
 if has tests; then

@@ -46,6 +46,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from results_table import SHAPE_AWARE  # noqa: E402  (scripts/, next to this file)
+
 SIZE = 4096
 CUBLAS = {"f32": ("cuBLAS SGEMM (fp32)", "#c44e52", "--"),
           "f16": ("cuBLAS fp16 in, fp32 acc", "#8172b2", ":")}
@@ -226,8 +228,8 @@ def shapes(rows, out, written):
     save(fig, out, "shapes.png", written)
 
 
-# The shape-aware launchers and the same kernel forced to its one large tile (the "fixed" variant).
-SHAPE_AWARE = {"06_warp_tiling": ("mma_sync_pipelined", "mma_sync_pipelined_128x256", "f16")}
+# The shape-aware launchers and the same kernel with its one large tile (the "fixed" variant):
+# SHAPE_AWARE, imported from results_table.py with the tables.
 
 
 def variant_row(rows, chapter, variant, shape):

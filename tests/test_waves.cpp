@@ -10,9 +10,9 @@ namespace {
 
 // Chapter 06's candidates as an H100 or H200 reports them (132 SMs; blocks per SM from the
 // occupancy API; speeds as in mma_pipelined.cu).
-const std::vector<gemm::TileConfig> kConfigs = {{"128x256", 128, 256, 32, 1, 1.0},
-                                                {"128x128", 128, 128, 32, 2, 0.9},
-                                                {"64x128", 64, 128, 32, 2, 0.75}};
+const std::vector<gemm::TileConfig> kConfigs = {{"128x256", 128, 256, 32, 8, 1, 1.0},
+                                                {"128x128", 128, 128, 32, 4, 2, 0.9},
+                                                {"64x128", 64, 128, 32, 4, 2, 0.75}};
 constexpr int kSms = 132;
 
 }  // namespace
@@ -64,4 +64,51 @@ TEST_CASE("the workspace's slices start 16-byte aligned", "[waves]") {
     CHECK(s >= static_cast<size_t>(m) * n);
     CHECK(s < static_cast<size_t>(m) * n + 4);
   }
+}
+
+namespace {
+
+// Chapter 04's candidates (fp32; kernel 5 with three block tiles, tiling_2d_shape_aware): warps
+// per block, and blocks per SM as the occupancy API reports them on an H100 or H200.
+const std::vector<gemm::TileConfig> kConfigs04 = {{"128x128", 128, 128, 16, 8, 1, 1.0},
+                                                  {"64x128", 64, 128, 16, 4, 3, 0.9},
+                                                  {"32x128", 32, 128, 16, 2, 4, 0.75}};
+
+}  // namespace
+
+TEST_CASE("chapter 04: the large tile from 2048 up, split-K at 1024, a thin tile for few rows",
+          "[waves]") {
+  for (int n : {2048, 4096, 8192}) {
+    const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs04, n, n, n, kSms);
+    CHECK(p.describe(kConfigs04) == "128x128");
+  }
+  // 64 tiles of 128 x 128 would leave half of the 132 SMs idle: 2 slices of K fill them.
+  CHECK(gemm::plan_by_waves(kConfigs04, 1024, 1024, 1024, kSms).describe(kConfigs04) ==
+        "128x128, split-K 2");
+  // 16 rows: 32 x 128 tiles (a quarter of the padding of 128 x 128), K split until most SMs hold
+  // two blocks, whose 4 warps keep the SM's 4 schedulers busy (here 8 slices: 256 blocks).
+  const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs04, 16, 4096, 4096, kSms);
+  CHECK(kConfigs04[p.config].name == "32x128");
+  CHECK(32 * p.splits > kSms);
+  // The rest of the plan table in 04_2d_tiling/README.md, "Fitting the tiles to the shape".
+  auto plan = [](int m, int n, int k) {
+    return gemm::plan_by_waves(kConfigs04, m, n, k, kSms).describe(kConfigs04);
+  };
+  CHECK(plan(16, 4096, 4096) == "32x128, split-K 8");
+  CHECK(plan(128, 4096, 4096) == "128x128, split-K 4");
+  CHECK(plan(512, 512, 16384) == "64x128, split-K 4");
+  CHECK(plan(8192, 8192, 128) == "128x128");
+}
+
+TEST_CASE("a block of fewer warps than an SM has schedulers does not fill the SM alone",
+          "[waves]") {
+  // One block per SM already (132 tiles): without split-K each SM would run 2 warps on its 4
+  // schedulers. Two slices put two blocks, 4 warps, on every SM, for 5% more work.
+  const std::vector<gemm::TileConfig> thin = {{"32x128", 32, 128, 16, 2, 8, 1.0}};
+  const gemm::LaunchPlan p = gemm::plan_by_waves(thin, 32, 128 * kSms, 4096, kSms);
+  CHECK(p.splits == 2);
+  CHECK(p.waves == 1);
+  // With 4 warps per block, one block per SM is enough: no split.
+  const std::vector<gemm::TileConfig> wide = {{"32x128", 32, 128, 16, 4, 8, 1.0}};
+  CHECK(gemm::plan_by_waves(wide, 32, 128 * kSms, 4096, kSms).splits == 1);
 }

@@ -1,0 +1,198 @@
+// =================================================================================================
+// Chapter 04 - 2D thread tiling, part 3: a launcher that fits the tiles to the shape.
+//
+// The idea: kernel 5 (tiling_2d_double_buffer) cuts C into 128 x 128 tiles, one block each, and
+// needs about 160 registers per thread, so one block of 256 threads fills an SM. A 1024 x 1024 C
+// makes 64 blocks; a 132-SM GPU runs them in one wave with 68 SMs idle, about half the GPU. The
+// kernel is as fast per SM as at 4096^3; the GPU is half empty. A C of 16 rows is worse: 32 blocks,
+// each computing 128 rows of which 112 are padding. This launcher keeps kernel 5 and changes how
+// the problem is cut into blocks:
+//   128x128  kernel 5's own tile: 8 warps, 1 block per SM
+//   64x128   4 warps, 3 blocks per SM: twice the blocks of 128x128
+//   32x128   2 warps, 5 or more blocks per SM: four times the blocks, and little padding for a C of
+//            a few rows
+//   split-K  any of these on slices of K: one block per (tile, slice) (blockIdx.z is the slice);
+//            the partial sums go to a workspace of this call, and reduce_split_k adds the slices
+//            in a fixed order, so the result has the same bits on every run
+// and picks one by counting the waves each makes on this GPU (common/waves.hpp, plan_by_waves;
+// docs/tile_size_tradeoffs.md, "Waves", is the lesson).
+//
+// What changed since tiling_2d_double_buffer: nothing inside the kernel but its tile sizes and the
+// slice of K a block takes (warp_tile.cuh); this step is the launcher. The warp tile (32 x 64) and
+// the thread tile (8 x 8) stay, so every warp reads as many shared-memory bytes per FMA as in
+// kernel 5. What a smaller block tile costs is global (mostly L2) traffic: (BM + BN) / (BM * BN)
+// floats per FMA, 1/64 at 128x128, 3/128 at 64x128, 5/128 at 32x128. Split-K costs M x N floats
+// written and read back per extra slice, and a second kernel.
+// Work per thread: 64 outputs, (K / slices) * 64 FMAs.
+//
+// Preconditions: none (where float4 is not allowed, the scalar path with BK = 8, as kernel 5).
+// Build and run:  cmake --build build --target 04_2d_tiling
+//                 ./build/bin/04_2d_tiling --variant tiling_2d_shape_aware --m 16 --n 4096 --k 4096
+// Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).
+// =================================================================================================
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "04_2d_tiling/tiling_2d.cuh"
+#include "04_2d_tiling/warp_tile.cuh"
+#include "common/cuda_check.cuh"
+#include "common/split_k.cuh"
+#include "common/workspace.cuh"
+
+namespace gemm::tiling_2d {
+namespace {
+
+constexpr int kWM = 32, kWN = 64;  // warp tile, as kernel 5
+constexpr int kTM = 8, kTN = 8;    // thread tile, as kernel 5
+constexpr int kPad = 4;            // transposed As, as kernel 5
+
+// One tile configuration: kernel 5 with a BM x BN block tile and a BK-deep K step.
+template <int BM, int BN, int BK, bool VEC, int MIN_BLOCKS>
+struct Tiles {
+  static constexpr int kBM = BM, kBN = BN, kBK = BK;
+  static constexpr int kThreads = WarpTile<BM, BN, kWM, kWN, kTM, kTN>::kThreads;
+  static constexpr auto kKernel =
+      tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, kWN, kTM, kTN, kPad, VEC, MIN_BLOCKS>;
+};
+// The float4 path: BK = 16, as kernel 5. MIN_BLOCKS caps no register count here (65536 / (blocks
+// x threads) >= 256 in each); the occupancy API says how many blocks really fit.
+using Large = Tiles<128, 128, 16, true, 1>;  // kernel 5's own: 8 warps
+using Medium = Tiles<64, 128, 16, true, 2>;  // 4 warps
+using Small = Tiles<32, 128, 16, true, 4>;   // 2 warps
+// The scalar path (odd N or K, unaligned pointers): BK = 8 and more warps per SM, as kernel 5's
+// scalar fallback, which needs them to hide its 4-byte loads: at most 128 registers per thread
+// (170 for 32x128, which spilled 44 bytes under 128: nvcc 13.0, sm_90).
+using LargeScalar = Tiles<128, 128, 8, false, 2>;  // kernel 5's scalar fallback
+using MediumScalar = Tiles<64, 128, 8, false, 4>;
+using SmallScalar = Tiles<32, 128, 8, false, 6>;
+
+enum Config { kLarge = 0, kMedium = 1, kSmall = 2 };  // the order of configs()
+
+template <class S>
+TileConfig config(const char* name, double speed) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, S::kKernel, S::kThreads, 0));
+  return {name, S::kBM, S::kBN, S::kBK, S::kThreads / 32, blocks > 0 ? blocks : 1, speed};
+}
+
+// The candidates for plan_by_waves, with their resident blocks per SM on this GPU (queried).
+// `speed`: the whole SM's throughput relative to 128x128, first estimates (the warp tile is the
+// same; only L2 traffic per FMA grows) that the forced variants below are there to measure.
+const std::vector<TileConfig>& configs(bool vec) {
+  static const std::vector<TileConfig> float4_path = {
+      config<Large>("128x128", 1.0), config<Medium>("64x128", 0.9),
+      config<Small>("32x128", 0.75)};
+  static const std::vector<TileConfig> scalar_path = {
+      config<LargeScalar>("128x128", 1.0), config<MediumScalar>("64x128", 0.9),
+      config<SmallScalar>("32x128", 0.75)};
+  return vec ? float4_path : scalar_path;
+}
+
+// Which configuration runs: chosen by counting waves (kAuto), or forced. kernel 5 itself is the
+// 128x128 configuration forced (tiling_2d_double_buffer).
+enum class Choice { kAuto, kMedium, kSmall, kSplitK };
+
+LaunchPlan plan_for(int M, int N, int K, bool vec, Choice choice) {
+  const std::vector<TileConfig>& c = configs(vec);
+  const int sms = current_sm_count();
+  if (choice == Choice::kAuto) return plan_by_waves(c, M, N, K, sms);  // KEY: the choice by waves
+  const int config = choice == Choice::kMedium  ? kMedium
+                     : choice == Choice::kSmall ? kSmall
+                                                : kLarge;
+  const int max_splits = choice == Choice::kSplitK ? kMaxSplits : 1;
+  LaunchPlan p = plan_by_waves({c[config]}, M, N, K, sms, max_splits);
+  p.config = config;
+  // kSplitK: split as the rule would split the large tile, and at least in 2 where K allows.
+  if (choice == Choice::kSplitK && p.splits == 1)
+    p.splits = std::min(2, ceil_div(K, c[config].bk));
+  return p;
+}
+
+// Kernel 5 with tiles S, on `splits` slices of K.
+template <class S>
+void launch_tiles(const float* A, const float* B, float* C, int M, int N, int K, int splits,
+                  cudaStream_t stream) {
+  // Each slice gets the same number of K steps (the last may get fewer); `splits` may shrink.
+  const int per_split = k_tiles_per_split(K, S::kBK, splits);
+  splits = ceil_div(ceil_div(K, S::kBK), per_split);
+  StreamWorkspace partials;  // KEY: split-K's workspace belongs to this call and this stream
+  float* out = C;
+  size_t slice = 0;
+  if (splits > 1) {
+    slice = split_k_slice_floats(M, N);  // 16-byte aligned slices: float4 stores stay aligned
+    partials.allocate(slice * splits * sizeof(float), stream);
+    out = partials.as<float>();
+  }
+  const dim3 grid(ceil_div(N, S::kBN), ceil_div(M, S::kBM), splits);  // KEY: z = the K slice
+  S::kKernel<<<grid, S::kThreads, 0, stream>>>(A, B, out, M, N, K, per_split, slice);
+  GEMM_LAUNCH_CHECK();
+  if (splits > 1) reduce_split_k(out, splits, slice, C, M, N, stream);  // KEY: fixed order
+}
+
+template <class L, class Mid, class S>
+void launch_plan(const LaunchPlan& plan, const float* A, const float* B, float* C, int M, int N,
+                 int K, cudaStream_t stream) {
+  if (plan.config == kMedium)
+    launch_tiles<Mid>(A, B, C, M, N, K, plan.splits, stream);
+  else if (plan.config == kSmall)
+    launch_tiles<S>(A, B, C, M, N, K, plan.splits, stream);
+  else
+    launch_tiles<L>(A, B, C, M, N, K, plan.splits, stream);
+}
+
+template <Choice CHOICE>
+void launch_as(const float* A, const float* B, float* C, int M, int N, int K,
+               cudaStream_t stream) {
+  const bool vec = float4_ok(A, B, C, N, K);
+  const LaunchPlan plan = plan_for(M, N, K, vec, CHOICE);
+  if (vec)
+    launch_plan<Large, Medium, Small>(plan, A, B, C, M, N, K, stream);
+  else
+    launch_plan<LargeScalar, MediumScalar, SmallScalar>(plan, A, B, C, M, N, K, stream);
+}
+
+// The note for the table and the CSV: what the shape-aware launcher chose (and whether it took the
+// scalar path); for a forced configuration nothing, unless split-K could not split.
+template <Choice CHOICE>
+std::string ran(const void* A, const void* B, const float* C, int M, int N, int K) {
+  const bool vec = float4_ok(static_cast<const float*>(A), static_cast<const float*>(B), C, N, K);
+  const LaunchPlan plan = plan_for(M, N, K, vec, CHOICE);
+  const std::string path = vec ? "" : " (scalar loads)";
+  if (CHOICE == Choice::kAuto) return "ran " + plan.describe(configs(vec)) + path;
+  if (CHOICE == Choice::kSplitK && plan.splits == 1) return "ran 128x128: K has 1 step, no split";
+  return "";
+}
+
+}  // namespace
+
+std::vector<Variant> shape_aware_variants() {
+  return {
+      {"tiling_2d_shape_aware", launch_as<Choice::kAuto>, nullptr,
+       "kernel 5 with a 128x128, 64x128 or 32x128 tile, or split-K, chosen by counting waves",
+       ran<Choice::kAuto>},
+      {"tiling_2d_shape_aware_64x128", launch_as<Choice::kMedium>, nullptr,
+       "tiling_2d_shape_aware forced to 64 x 128 tiles (4 warps), no split-K",
+       ran<Choice::kMedium>},
+      {"tiling_2d_shape_aware_32x128", launch_as<Choice::kSmall>, nullptr,
+       "tiling_2d_shape_aware forced to 32 x 128 tiles (2 warps), no split-K",
+       ran<Choice::kSmall>},
+      {"tiling_2d_shape_aware_splitk", launch_as<Choice::kSplitK>, nullptr,
+       "tiling_2d_shape_aware forced to split-K (128 x 128 tiles, at least 2 slices of K)",
+       ran<Choice::kSplitK>},
+  };
+}
+
+std::vector<KernelResources> shape_aware_kernels() {
+  // 128x128 is kernel 5 itself, listed by warp_tiling_kernels().
+  auto entry = [](const char* name, auto tiles) {
+    using S = decltype(tiles);
+    return KernelResources{name, reinterpret_cast<const void*>(S::kKernel), S::kThreads};
+  };
+  return {entry("tiling_2d_shape_aware 64x128", Medium{}),
+          entry("tiling_2d_shape_aware 64x128 (scalar)", MediumScalar{}),
+          entry("tiling_2d_shape_aware 32x128", Small{}),
+          entry("tiling_2d_shape_aware 32x128 (scalar)", SmallScalar{})};
+}
+
+}  // namespace gemm::tiling_2d
