@@ -11,7 +11,8 @@
 #                  K: split-K's case), 8192 x 8192 x 128 (large C, shallow K)
 # plus chapter 00 (CPU) at 4096 and 01_naive on managed memory at 4096, the machine's own limits
 # (machine_probe: bandwidths, FP32 peak, latencies), each kernel's registers/shared memory/
-# occupancy, chapter 05's fp16 error study and chapter 06's tensor-core ceiling.
+# occupancy, chapter 04's tile-size sweep (tile_sweep_04), chapter 05's fp16 error study and
+# chapter 06's tensor-core ceiling.
 #
 #   bash scripts/bench_all.sh [BUILD_DIR] [OUT_DIR]      # defaults: build, BUILD_DIR/bench
 #   SIZES="1024 4096" bash scripts/bench_all.sh           # other square sizes
@@ -19,7 +20,8 @@
 #
 # Writes into OUT_DIR: results.csv (one row per variant and shape: GPU, SM clock, CUDA version,
 # commit, chapter, variant, M, N, K, median ms, GFLOPS, % of the matching cuBLAS, max error /
-# bound), machine.csv, resources.csv, error_study.csv, bench.log (every program's full output),
+# bound), machine.csv, resources.csv, error_study.csv, tile_sweep_04.csv, bench.log (every
+# program's full output),
 # and, when matplotlib is installed, the figures (scripts/plot.py). Prints one line per run as it
 # goes. Under 10 minutes on an H100/H200 (the time is printed at the end).
 # Exit status: 0 when every run verified, 1 otherwise, 3 without a GPU.
@@ -39,7 +41,8 @@ fi
 mkdir -p "$out"
 csv="$out/results.csv"
 log="$out/bench.log"
-rm -f "$csv" "$log" "$out/machine.csv" "$out/resources.csv" "$out/error_study.csv"
+rm -f "$csv" "$log" "$out/machine.csv" "$out/resources.csv" "$out/error_study.csv" \
+      "$out/tile_sweep_04.csv"
 
 shapes=()
 for s in ${SIZES:-256 512 1024 2048 4096 8192}; do shapes+=("$s $s $s"); done
@@ -98,6 +101,11 @@ echo "--- machine_probe" >> "$log"
 if [ -x "$build/bin/machine_probe" ]; then
   "$build/bin/machine_probe" --csv "$out/machine.csv" >> "$log" 2>&1 || status=1
   echo "machine_probe: bandwidths, FP32 peak and latencies -> $out/machine.csv"
+fi
+if [ -x "$build/bin/tile_sweep_04" ]; then
+  echo "--- tile_sweep_04" >> "$log"
+  "$build/bin/tile_sweep_04" --csv "$out/tile_sweep_04.csv" >> "$log" 2>&1 || status=1
+  echo "tile_sweep_04: chapter 04's kernel 5 at several tile sizes -> $out/tile_sweep_04.csv"
 fi
 if [ -x "$build/bin/05_tensor_core" ]; then
   "$build/bin/05_tensor_core" --error-study --csv "$out/error_study.csv" >> "$log" 2>&1 || status=1

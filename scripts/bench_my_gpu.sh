@@ -32,7 +32,7 @@ STAGES="build bench profile" OUT_DIR="$out" bash "$root/scripts/check_gpu.sh" ||
 
 dest=$root/docs/figures/$name
 mkdir -p "$dest"
-for f in results machine resources error_study profile sass; do
+for f in results machine resources error_study profile sass tile_sweep_04; do
   [ -s "$out/$f.csv" ] && cp "$out/$f.csv" "$dest/"
 done
 python3 "$root/scripts/plot.py" "$root/docs/figures/results.csv" "$root/docs/figures" || status=1

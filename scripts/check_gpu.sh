@@ -16,7 +16,8 @@
 #   OUT_DIR=/tmp/check bash scripts/check_gpu.sh     # where logs and CSVs go (default build-gpu/check)
 #
 # Then, to refresh the docs from this run (docs/benchmarking.md, section 6):
-#   cp build-gpu/check/{results,machine,resources,error_study,profile,sass}.csv docs/figures/
+#   cp build-gpu/check/{results,machine,resources,error_study,profile,sass,tile_sweep_04}.csv \
+#      docs/figures/
 #   python3 scripts/plot.py docs/figures/results.csv docs/figures
 #   python3 scripts/results_table.py docs/figures/results.csv --update
 #   python3 scripts/paste_program_output.py build-gpu/check/bench.log "$(git rev-parse --short=10 HEAD)"
