@@ -278,10 +278,10 @@ std::vector<Variant> variants() {
       {"wgmma_warp_specialized", nullptr, launch_wgmma_warp_specialized,
        "+ a producer warpgroup (TMA) and two consumers (wgmma), setmaxnreg (sm_90a)",
        hopper_runs_instead},
-      {"wgmma_persistent", nullptr, launch_wgmma_persistent,
-       "+ one block per SM looping over tiles in an L2-friendly order (sm_90a)",
-       hopper_runs_instead},
   };
+  // Step 9 (and its forced choices of split-K: wgmma_ws.cu lists them), after step 8.
+  const std::vector<Variant> persistent = wgmma_persistent_variants();
+  steps.insert(steps.end(), persistent.begin(), persistent.end());
   // Step 6 and its forced configurations, after step 5 (mma_pipelined.cu lists them).
   const std::vector<Variant> pipelined = mma_pipelined_variants();
   steps.insert(std::find_if(steps.begin(), steps.end(),

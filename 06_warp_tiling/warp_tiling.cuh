@@ -54,9 +54,12 @@ void launch_wgmma_tma(const __half* A, const __half* B, float* C, int M, int N, 
 //    full/empty barriers per stage, setmaxnreg.
 void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
                                    int K, cudaStream_t stream);
-// 9. + persistent: one block per SM looping over the tiles, in an order that shares L2.
+// 9. + persistent: one block per SM looping over the tiles, in an order that shares L2; K split
+//    where C has too few tiles to fill the GPU.
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                              cudaStream_t stream);
+// Its variants: wgmma_persistent, then _no_split and _splitk, each forcing one choice.
+std::vector<Variant> wgmma_persistent_variants();
 
 // What a launcher runs instead of its own kernel on this GPU, for this shape (Variant's note):
 // "" when it runs as named.

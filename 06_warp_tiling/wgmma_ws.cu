@@ -22,6 +22,10 @@
 //     tile's C (with one tile per block, that store runs with no loads in flight);
 //   - the order of the tiles is ours to choose: `tile_grouped` (hopper_tiles.cuh) makes the 132
 //     tiles in flight a compact block of C, so the panels of A and B they read are shared in L2.
+// And where C has too few tiles to give every SM one (1024^3: 32 tiles of 128 x 256 for 132 SMs),
+// the launcher splits K as mma_sync_pipelined does (plan_by_waves, common/waves.hpp): a block's
+// work is then a (tile, slice of K) unit, whose sums go to a workspace that reduce_split_k adds
+// up in a fixed order. wgmma_persistent_no_split and wgmma_persistent_splitk force either choice.
 //
 // What changed since wgmma_tma: the roles, two barriers per stage instead of one barrier per K
 // step, setmaxnreg, 384 threads; step 3 adds the tile loop and the tile order. The tiles, the
@@ -36,10 +40,13 @@
 #include "06_warp_tiling/warp_tiling.cuh"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "06_warp_tiling/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
 #include "common/split_k.cuh"
+#include "common/workspace.cuh"
 
 namespace gemm::warp_tiling {
 namespace hopper {
@@ -52,11 +59,15 @@ static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536,
 
 // PERSISTENT = false: one tile per block, tile = blockIdx.x in row-major order (step 2).
 // PERSISTENT = true: gridDim.x blocks loop over all tiles in the grouped order (step 3).
+// The work is `splits` x tiles units: unit u is tile u % tiles over the K steps of slice u / tiles
+// (steps_per_split of them; the last slice may have fewer), summed into C + slice x slice_floats.
+// Without split-K (always in step 2): splits = 1, steps_per_split = all K steps, C itself.
 template <int STAGES, bool PERSISTENT>
 __global__ void __launch_bounds__(kWsThreads, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b, float* __restrict__ C, int M, int N,
-                    int K, bool pairs, int group_m) {
+                    int K, bool pairs, int group_m, int splits, int steps_per_split,
+                    size_t slice_floats) {
 #if GEMM_SM90A_DEVICE
   extern __shared__ unsigned char smem_raw[];
   const SharedLayout<STAGES> sm(smem_raw);
@@ -64,10 +75,14 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   const int tiles_m = (M + kBM - 1) / kBM, tiles_n = (N + kBN - 1) / kBN;
   const int tiles = tiles_m * tiles_n;
   const int k_steps = (K + kBK - 1) / kBK;
-  auto tile_at = [&](int t) {
+  const int units = tiles * splits;
+  auto tile_at = [&](int u) {
+    const int t = u % tiles;
     return PERSISTENT ? tile_grouped(t, tiles_m, tiles_n, group_m)
                       : tile_row_major(t, tiles_n);
   };
+  auto first_step = [&](int u) { return (u / tiles) * steps_per_split; };  // of u's slice of K
+  auto end_step = [&](int u) { return min(k_steps, first_step(u) + steps_per_split); };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -78,16 +93,16 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   }
   __syncthreads();  // the barriers exist; from here on, the warpgroups never meet again
 
-  // Both sides walk the same sequence of K steps, over all tiles of this block: step i (counted
-  // across tiles) uses stage i % STAGES, for the (i / STAGES)-th time.
+  // Both sides walk the same sequence of K steps, over all units of this block: step i (counted
+  // across units) uses stage i % STAGES, for the (i / STAGES)-th time.
   if (wg == 0) {
     // ---- The producer -------------------------------------------------------------------------
     setmaxnreg_dec<kProducerRegs>();  // KEY: every thread of the warpgroup, before the branch
     if (threadIdx.x == 0) {
       int i = 0;
-      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const int2 tile = tile_at(t);
-        for (int k = 0; k < k_steps; ++k, ++i) {
+      for (int u = blockIdx.x; u < units; u += gridDim.x) {
+        const int2 tile = tile_at(u);
+        for (int k = first_step(u); k < end_step(u); ++k, ++i) {
           const int s = i % STAGES;
           // KEY: wait until the consumers released this stage's previous use. The first use
           // waits for parity 1 of a fresh barrier, which returns at once.
@@ -103,19 +118,21 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     const bool arrives = threadIdx.x % 32 == 0;  // lane 0 of each warp releases stages
     float acc[kAccs] = {};  // [128]
     int i = 0;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-      const int2 tile = tile_at(t);
-      for (int k = 0; k < k_steps; ++k, ++i) {
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+      const int2 tile = tile_at(u);
+      const int first = first_step(u);
+      for (int k = first; k < end_step(u); ++k, ++i) {
         const int s = i % STAGES;
         mbar_wait(sm.full(s), (i / STAGES) & 1);  // KEY: the stage has landed
-        mma_stage(acc, sm.a(s), sm.b(s), cw, k > 0);
+        mma_stage(acc, sm.a(s), sm.b(s), cw, k > first);  // the unit's first step starts at 0
         wgmma_wait<1>();  // the wgmmas of step i - 1 have finished reading their stage
-        if (k > 0 && arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // KEY: release it
+        if (k > first && arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // KEY: release it
       }
       wgmma_wait<0>();
-      if (arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // the tile's last stage
+      if (arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // the unit's last stage
       fence_accumulators(acc);
-      store_tile(acc, C, M, N, tile.x * kBM + 64 * cw, tile.y * kBN, pairs);
+      store_tile(acc, C + (u / tiles) * slice_floats, M, N, tile.x * kBM + 64 * cw, tile.y * kBN,
+                 pairs);
     }
   }
 #else
@@ -140,34 +157,92 @@ bool ready() {
   return ok;
 }
 
-void launch(bool persistent, const __half* A, const __half* B, float* C, int M, int N, int K,
-            cudaStream_t stream) {
+// How the persistent kernel cuts the work: its one tile, K split or not. kAuto splits where the
+// waves say so (the same rule as mma_sync_pipelined); kNoSplit and kSplitK force a choice.
+enum class Split { kAuto, kNoSplit, kSplitK };
+
+LaunchPlan plan_for(int M, int N, int K, Split split) {
+  // 8 consumer warps (the producer warpgroup issues copies only); one block per SM.
+  const std::vector<TileConfig> tile = {{"128x256", kBM, kBN, kBK, 8, 1, 1.0}};
+  LaunchPlan p = plan_by_waves(tile, M, N, K, current_sm_count(),
+                               split == Split::kNoSplit ? 1 : kMaxSplits);
+  if (split == Split::kSplitK && p.splits == 1) p.splits = std::min(2, ceil_div(K, kBK));
+  return p;
+}
+
+void launch(bool persistent, Split split, const __half* A, const __half* B, float* C, int M,
+            int N, int K, cudaStream_t stream) {
   if (!ready()) {  // not Hopper, or not built for sm_90a
     launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
     return;
   }
   const AlignedOperands ops(A, B, M, N, K, stream);
   const TensorMaps maps = make_tensor_maps(ops, M, N);
-  const bool pairs = float2_stores_ok(C, N);
   const int tiles = ceil_div(M, kBM) * ceil_div(N, kBN);
-  // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the tiles).
-  const int blocks = persistent ? std::min(tiles, current_sm_count()) : tiles;
+  const int k_steps = ceil_div(ops.k(), kBK);
+  int splits = persistent ? plan_for(M, N, ops.k(), split).splits : 1;
+  const int per_split = k_tiles_per_split(ops.k(), kBK, splits);
+  splits = ceil_div(k_steps, per_split);  // every slice non-empty
+  StreamWorkspace partials;  // split-K's partial sums: this call's, on this stream
+  float* out = C;
+  size_t slice = 0;
+  if (splits > 1) {
+    slice = split_k_slice_floats(M, N);
+    partials.allocate(slice * splits * sizeof(float), stream);
+    out = partials.as<float>();
+  }
+  const bool pairs = float2_stores_ok(out, N);
+  // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units).
+  const int units = tiles * splits;
+  const int blocks = persistent ? std::min(units, current_sm_count()) : tiles;
   const auto kernel = persistent ? kKernelPersistent : kKernelWs;
-  kernel<<<blocks, kWsThreads, kSmemBytes, stream>>>(maps.a, maps.b, C, M, N, ops.k(), pairs,
-                                                     kGroupM);
+  kernel<<<blocks, kWsThreads, kSmemBytes, stream>>>(maps.a, maps.b, out, M, N, ops.k(), pairs,
+                                                     kGroupM, splits, per_split, slice);
   GEMM_LAUNCH_CHECK();
+  if (splits > 1) reduce_split_k(out, splits, slice, C, M, N, stream);  // KEY: fixed order
+}
+
+template <Split SPLIT>
+void launch_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
+                       cudaStream_t stream) {
+  launch(true, SPLIT, A, B, C, M, N, K, stream);
+}
+
+// The note: what ran instead off Hopper (hopper_runs_instead), else how K was cut, when it was.
+template <Split SPLIT>
+std::string persistent_ran(const void* A, const void* B, const float* C, int M, int N, int K) {
+  if (!runs_here()) return hopper_runs_instead(A, B, C, M, N, K);
+  const int splits = plan_for(M, N, K, SPLIT).splits;
+  if (SPLIT == Split::kSplitK && splits == 1) return "ran 128x256: K has 1 step, no split";
+  return SPLIT == Split::kAuto && splits > 1 ? "ran split-K " + std::to_string(splits) : "";
 }
 }  // namespace
 }  // namespace hopper
 
 void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
                                    int K, cudaStream_t stream) {
-  hopper::launch(false, A, B, C, M, N, K, stream);
+  hopper::launch(false, hopper::Split::kNoSplit, A, B, C, M, N, K, stream);
 }
 
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                              cudaStream_t stream) {
-  hopper::launch(true, A, B, C, M, N, K, stream);
+  hopper::launch(true, hopper::Split::kAuto, A, B, C, M, N, K, stream);
+}
+
+std::vector<Variant> wgmma_persistent_variants() {
+  using hopper::Split;
+  return {
+      {"wgmma_persistent", nullptr, launch_wgmma_persistent,
+       "+ one block per SM looping over tiles in an L2-friendly order; split-K where the waves "
+       "say so (sm_90a)",
+       hopper::persistent_ran<Split::kAuto>},
+      {"wgmma_persistent_no_split", nullptr, hopper::launch_persistent<Split::kNoSplit>,
+       "wgmma_persistent forced to one slice of K (no split-K)",
+       hopper::persistent_ran<Split::kNoSplit>},
+      {"wgmma_persistent_splitk", nullptr, hopper::launch_persistent<Split::kSplitK>,
+       "wgmma_persistent forced to split-K (at least 2 slices of K)",
+       hopper::persistent_ran<Split::kSplitK>},
+  };
 }
 
 std::vector<KernelInfo> wgmma_ws_kernels() {
