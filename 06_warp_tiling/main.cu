@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     std::printf("This chapter also has:\n"
                 "  --wmma-ceiling    time kernels that issue only wmma::mma_sync (and mma.sync\n"
                 "                    m16n8k16 on sm_80+) next to cuBLAS: the tensor-core ceiling\n"
-                "                    of this GPU (with --no-baseline: without cuBLAS)\n");
+                "                    of this GPU (with --no-baseline: without cuBLAS; with\n"
+                "                    --csv FILE: appended to FILE as rows of machine_probe's CSV)\n");
   return rc;
 }

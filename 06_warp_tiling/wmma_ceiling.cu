@@ -2,6 +2,8 @@
 // Chapter 06 - the tensor-core ceiling: how fast can WMMA (and mma.sync) possibly go on this GPU?
 //
 //   ./build/bin/06_warp_tiling --wmma-ceiling            # add --no-baseline to skip cuBLAS
+//   ./build/bin/06_warp_tiling --wmma-ceiling --csv machine.csv   # + appends the ceilings as rows
+//                                                                 # of machine_probe's CSV
 //
 // A GEMM kernel loads tiles, waits at barriers, computes addresses and stores C; the tensor-core
 // instructions are only part of what it issues. These kernels issue nothing else: every warp keeps
@@ -22,6 +24,7 @@
 #include "06_warp_tiling/warp_tiling.cuh"
 
 #include <cstdio>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -142,6 +145,7 @@ double macs_per_sm_clock(double tflops, const DeviceInfo& dev) {
 
 int run_wmma_ceiling(int argc, char** argv) {
   bool baseline = true;
+  std::string csv;  // machine_probe's CSV: the ceilings become two more of its rows
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--wmma-ceiling") continue;
@@ -149,8 +153,12 @@ int run_wmma_ceiling(int argc, char** argv) {
       baseline = false;
       continue;
     }
-    std::fprintf(stderr, "--wmma-ceiling takes no option but --no-baseline (got '%s').\n",
-                 argv[i]);
+    if (arg == "--csv" && i + 1 < argc) {
+      csv = argv[++i];
+      continue;
+    }
+    std::fprintf(stderr, "--wmma-ceiling takes no option but --no-baseline and --csv FILE (got "
+                 "'%s').\n", argv[i]);
     return kExitBadInput;
   }
 
@@ -230,6 +238,25 @@ int run_wmma_ceiling(int argc, char** argv) {
               "load the clock may be lower.)\n",
               dev.sm_clock_khz / 1000);
   CUDA_CHECK(cudaStreamDestroy(stream));
+
+  // The roofline (scripts/plot.py) draws these as measured ceilings, apart from the chip's peak.
+  if (!csv.empty()) {
+    const bool fresh = !std::ifstream(csv).good();
+    std::ofstream out(csv, std::ios::app);
+    if (!out) {
+      std::fprintf(stderr, "Cannot write the CSV file '%s'.\n", csv.c_str());
+      return kExitBadInput;
+    }
+    const MachineInfo mi = dev.machine();
+    if (fresh) out << "device,sm_clock_mhz,cuda_version,commit,level,quantity,value,unit,source\n";
+    auto put = [&](const char* quantity, double tflops) {
+      out << '"' << mi.device << "\"," << mi.sm_clock_mhz << ',' << mi.cuda_version << ','
+          << git_commit() << ",tensor,\"" << quantity << "\"," << tflops * 1e3
+          << ",GFLOPS,measured\n";
+    };
+    put("wmma::mma_sync ceiling (fp16 in, fp32 acc)", wmma_r.tflops);
+    if (mma_tflops > 0) put("mma.sync m16n8k16 ceiling (fp16 in, fp32 acc)", mma_tflops);
+  }
   return kExitOk;
 }
 

@@ -113,8 +113,8 @@ if [ -x "$build/bin/05_tensor_core" ]; then
 fi
 if [ -x "$build/bin/06_warp_tiling" ]; then
   echo "--- 06_warp_tiling --wmma-ceiling" >> "$log"
-  "$build/bin/06_warp_tiling" --wmma-ceiling >> "$log" 2>&1 || status=1
-  echo "06_warp_tiling --wmma-ceiling -> $log"
+  "$build/bin/06_warp_tiling" --wmma-ceiling --csv "$out/machine.csv" >> "$log" 2>&1 || status=1
+  echo "06_warp_tiling --wmma-ceiling -> $log and $out/machine.csv (the measured tensor ceilings)"
 fi
 fails=$(grep -c ",FAIL," "$csv" 2>/dev/null)
 echo "bench_all.sh: $total runs, $(($(wc -l < "$csv") - 1)) rows, ${fails:-0} failed verification," \

@@ -17,8 +17,9 @@ error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
                       % of cuBLAS at the skinny shapes, each point labelled with what ran (drawn
                       when results.csv has both variants)
   roofline.png        the roofline of this GPU (measured DRAM and L2 bandwidth; the chip's computed
-                      FP32 and tensor-core peaks as roofs; the measured FMA ceiling and cuBLAS at
-                      its best as separate lines) with each chapter at the arithmetic
+                      FP32 and tensor-core peaks as roofs; the measured FMA ceiling, the measured
+                      wmma and mma.sync ceilings (machine.csv rows of 06 --wmma-ceiling) and
+                      cuBLAS at its best as separate lines) with each chapter at the arithmetic
                       intensity its README derives (and, with profile.csv, at the DRAM intensity
                       Nsight Compute measured)
   tile_sweep_02.png   chapter 02's tile sizes: GFLOPS next to the occupancy the occupancy API
@@ -358,6 +359,12 @@ def roofline(rows, machine, profile, out, written):
         ax.plot(x, [min(dram * i, tensor_roof) for i in x], "-", color="#8172b2", linewidth=1.0,
                 label=f"tensor-core peak, fp16 in, fp32 acc: {tensor_roof / 1000:.0f} TFLOPS ({how})")
     lines = [(fma, "--", "gray", "measured FP32 FMA ceiling (machine_probe)")] if computed else []
+    # The tensor-core ceilings that 06_warp_tiling --wmma-ceiling measured (kernels that issue only
+    # mma instructions): what wmma and mma.sync can reach on this chip, below its wgmma peak.
+    lines += [(machine_value(machine, "tensor", "wmma::mma_sync ceiling"), "--", "#55a868",
+               "measured wmma ceiling (06 --wmma-ceiling)"),
+              (machine_value(machine, "tensor", "mma.sync m16n8k16 ceiling"), "-.", "#55a868",
+               "measured mma.sync ceiling (06 --wmma-ceiling)")]
     lines += [(cublas32, ":", "#c44e52", "cuBLAS SGEMM at its best"),
               (cublas16, ":", "#8172b2", "cuBLAS fp16 at its best")]
     for value, style, color, text in lines:
