@@ -161,13 +161,14 @@ bool ready() {
 // waves say so (the same rule as mma_sync_pipelined); kNoSplit and kSplitK force a choice.
 enum class Split { kAuto, kNoSplit, kSplitK };
 
-LaunchPlan plan_for(int M, int N, int K, Split split) {
+// The slices of K the persistent kernel runs for this shape (1: no split-K).
+int slices_for(int M, int N, int K, Split split) {
   // 8 consumer warps (the producer warpgroup issues copies only); one block per SM.
   const std::vector<TileConfig> tile = {{"128x256", kBM, kBN, kBK, 8, 1, 1.0}};
-  LaunchPlan p = plan_by_waves(tile, M, N, K, current_sm_count(),
-                               split == Split::kNoSplit ? 1 : kMaxSplits);
-  if (split == Split::kSplitK && p.splits == 1) p.splits = std::min(2, ceil_div(K, kBK));
-  return p;
+  int splits = plan_by_waves(tile, M, N, K, current_sm_count(),
+                             split == Split::kNoSplit ? 1 : kMaxSplits).splits;
+  if (split == Split::kSplitK && splits == 1) splits = std::min(2, ceil_div(K, kBK));
+  return ceil_div(ceil_div(K, kBK), k_tiles_per_split(K, kBK, splits));  // every slice non-empty
 }
 
 void launch(bool persistent, Split split, const __half* A, const __half* B, float* C, int M,
@@ -179,10 +180,8 @@ void launch(bool persistent, Split split, const __half* A, const __half* B, floa
   const AlignedOperands ops(A, B, M, N, K, stream);
   const TensorMaps maps = make_tensor_maps(ops, M, N);
   const int tiles = ceil_div(M, kBM) * ceil_div(N, kBN);
-  const int k_steps = ceil_div(ops.k(), kBK);
-  int splits = persistent ? plan_for(M, N, ops.k(), split).splits : 1;
+  const int splits = persistent ? slices_for(M, N, ops.k(), split) : 1;
   const int per_split = k_tiles_per_split(ops.k(), kBK, splits);
-  splits = ceil_div(k_steps, per_split);  // every slice non-empty
   StreamWorkspace partials;  // split-K's partial sums: this call's, on this stream
   float* out = C;
   size_t slice = 0;
@@ -212,7 +211,7 @@ void launch_persistent(const __half* A, const __half* B, float* C, int M, int N,
 template <Split SPLIT>
 std::string persistent_ran(const void* A, const void* B, const float* C, int M, int N, int K) {
   if (!runs_here()) return hopper_runs_instead(A, B, C, M, N, K);
-  const int splits = plan_for(M, N, K, SPLIT).splits;
+  const int splits = slices_for(M, N, K, SPLIT);
   if (SPLIT == Split::kSplitK && splits == 1) return "ran 128x256: K has 1 step, no split";
   return SPLIT == Split::kAuto && splits > 1 ? "ran split-K " + std::to_string(splits) : "";
 }
