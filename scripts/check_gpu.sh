@@ -4,7 +4,8 @@
 #   build     configure (the GPU's own architecture, exercises on) and build everything
 #   tests     ctest -L cpu, gpu, sanitize (the four compute-sanitizer tools), and the exercises'
 #             self-test, scripts/grade.sh --selftest (unmodified skeletons must be graded "not
-#             attempted", the chapters' kernels in their place must pass)
+#             attempted", the chapters' kernels in their place must pass at about 1.0x of
+#             themselves, the slow solutions must be graded "correct but slow")
 #   bench     scripts/bench_all.sh: the sweep (every variant, 256..8192, awkward and skinny shapes),
 #             machine_probe, the fp16 error study, the tensor-core ceiling, and the figures
 #   profile   scripts/profile.py (Nsight Compute, every variant at 4096) and scripts/sass_stats.py
@@ -69,8 +70,10 @@ if has tests; then
     rm -f "$out/ctest_$label.log"
     echo "   ${test_line[$label]}"
   done
-  # The exercises: every unmodified skeleton must be graded "not attempted", and every chapter's
-  # own kernel in its place must pass (ctest -L exercise_selftest, with one summary line each).
+  # The exercises: every unmodified skeleton must be graded "not attempted", every chapter's own
+  # kernel in its place must pass and time at about 1.0x against itself, and the deliberately slow
+  # solutions (tests/exercises/slow/) must be graded "correct but slow" (ctest -L
+  # exercise_selftest, with one summary line each).
   echo "== exercises: grade.sh --selftest"
   BUILD_DIR="$build" GEMM_ARCH="$arch" bash "$root/scripts/grade.sh" --selftest \
     > "$out/grade_selftest.log" 2>&1 || status=1

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Grades the exercises on this machine's GPU (docs/instructors.md): builds them with
 # -DGEMM_EXERCISES=ON, runs `ctest -L exercise` (each exercise on every test shape, then under the
-# four compute-sanitizer tools) and prints one line per exercise: passed, failed (where and why),
-# or not attempted.
+# four compute-sanitizer tools; an exercise that passed is also timed against the chapter's own
+# kernel at 2048^3, alone on the GPU) and prints one line per exercise:
+#   passed, 0.97x the reference (2048^3: 1.234 ms vs 1.197 ms)
+#   correct but slow (0.12x the reference, below the threshold 0.5x; 2048^3: ...)
+#   failed: WHERE AND WHY
+#   not attempted (gaps 1,2,3 still open)
+# The ratio is the reference's time over the student's (1.00x: as fast). "correct but slow" is
+# not counted as passed in the "N of M passed" total, but it is not "failed" either.
 #
 #   bash scripts/grade.sh                   # this working tree's NN_name/exercise.cu files
 #   bash scripts/grade.sh submissions/      # every submissions/<student>/NN_name/exercise.cu; a
@@ -10,19 +16,29 @@
 #                                           # skeleton ("not attempted")
 #   bash scripts/grade.sh --selftest        # the harness itself: every unmodified skeleton must be
 #                                           # graded "not attempted", every chapter's kernel in its
-#                                           # place must pass
+#                                           # place must pass and time at about 1.00x, the slow
+#                                           # solutions of tests/exercises/slow/ must be graded
+#                                           # "correct but slow" (with the default threshold)
 # Environment:
 #   BUILD_DIR=build-grade        the build directory, kept between runs: after the first student
 #                                only the exercise.cu files are compiled again
 #   GEMM_ARCH=native             CUDA architectures (70 for a V100: needs CUDA 12, not 13)
 #   GEMM_EXTRA_SHAPES=MxNxK,...  hidden shapes, on top of the tests' own
 #   GEMM_EXTRA_SHAPES_FILE=FILE  hidden shapes in a file: one MxNxK per line, # comments
+#   GEMM_SPEED_THRESHOLD=0.5     a correct kernel below this fraction of the reference's speed is
+#                                "correct but slow" (0 to 2; 0: never)
+#   GEMM_SPEED_THRESHOLD_FILE=F  per exercise: lines "02_shared_tiling 0.8", at most one
+#                                "default 0.4" (not together with GEMM_SPEED_THRESHOLD), # comments
+#   GEMM_SPEED_SIZE=2048         the speed is measured at SIZE^3 (256 to 8192; lower for small GPUs)
 #   SANITIZE=0                   skip compute-sanitizer (much faster; a missing barrier may pass)
-#   JOBS=4                       tests run in parallel
+#   JOBS=4                       tests run in parallel (the speed runs wait for the GPU alone)
 #   TIMEOUT=300                  seconds before a test is stopped (a kernel may hang)
 #
-# Exit status: 0 when every exercise passed (--selftest: every check held), 1 otherwise,
-# 2 for a bad command line, 3 when no GPU is visible.
+# Exit status: 0 when every exercise passed (--selftest: every check held), 1 otherwise (a
+# "correct but slow" exercise too), 2 for a bad command line or setting, 3 when no GPU is visible.
+# The checks come in this order: the command line (2), a visible GPU (3), the two files readable
+# (2), then, once the build is configured, the speed settings themselves (2; read by the tests' own
+# code, tests/exercises/speed_grading.hpp), before anything is built or graded.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,22 +67,29 @@ if [ $# -gt 1 ]; then
   echo "grade.sh: one argument at most: a directory of submissions, or --selftest." >&2
   exit 2
 fi
+if [ $selftest = 1 ] && [ -n "${GEMM_SPEED_THRESHOLD:-}${GEMM_SPEED_THRESHOLD_FILE:-}" ]; then
+  echo "   (--selftest checks the harness, so it ignores GEMM_SPEED_THRESHOLD and" \
+       "GEMM_SPEED_THRESHOLD_FILE: speed is judged with the default threshold)"
+  unset GEMM_SPEED_THRESHOLD GEMM_SPEED_THRESHOLD_FILE
+fi
 
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "grade.sh: no NVIDIA GPU is visible on this machine (nvidia-smi -L failed), so the" \
        "exercises cannot be graded here." >&2
   exit 3
 fi
-# ctest runs the tests in the build tree: a relative path to hidden shapes must survive that.
-if [ -n "${GEMM_EXTRA_SHAPES_FILE:-}" ]; then
-  if [ ! -r "$GEMM_EXTRA_SHAPES_FILE" ]; then
-    echo "grade.sh: cannot read GEMM_EXTRA_SHAPES_FILE '$GEMM_EXTRA_SHAPES_FILE'." >&2
+# ctest runs the tests in the build tree: a relative path to hidden shapes or to thresholds must
+# survive that.
+for var in GEMM_EXTRA_SHAPES_FILE GEMM_SPEED_THRESHOLD_FILE; do
+  file=${!var:-}
+  [ -n "$file" ] || continue
+  if [ ! -f "$file" ] || [ ! -r "$file" ]; then
+    echo "grade.sh: cannot read $var '$file'." >&2
     exit 2
   fi
-  shapes_dir=$(cd "$(dirname "$GEMM_EXTRA_SHAPES_FILE")" && pwd)
-  GEMM_EXTRA_SHAPES_FILE="$shapes_dir/$(basename "$GEMM_EXTRA_SHAPES_FILE")"
-  export GEMM_EXTRA_SHAPES_FILE
-fi
+  printf -v "$var" '%s/%s' "$(cd "$(dirname "$file")" && pwd)" "$(basename "$file")"
+  export "${var?}"  # the variable that $var names
+done
 
 mkdir -p "$build/grading"
 summary="$build/grading/summary.txt"
@@ -92,6 +115,25 @@ configure() {
          "installed: see README.md, Requirements)." >&2
     exit 1
   fi
+}
+
+# The test tools, and scripts/grade.sh's helper for the speed part of a grade, which checks the
+# speed settings with the same code the tests read them with (tests/exercises/speed_grading.hpp):
+# so bad settings are found once the build is configured, before anything is built or graded.
+speed_tool="$build/tests/exercise_speed_grade"
+tools_ready=0
+build_tools() {  # build_tools LOG
+  [ "$tools_ready" = 1 ] && return
+  if ! cmake --build "$build" --target expect_exit exercise_speed_grade > "$1" 2>&1; then
+    echo "grade.sh: building the test tools failed (log: $1)." >&2
+    exit 1
+  fi
+  local why
+  if ! why=$("$speed_tool" --check "${exercises[@]}" 2>&1); then
+    echo "grade.sh: $why" >&2
+    exit 2
+  fi
+  tools_ready=1
 }
 
 # ctest's per-test result lines, as "name<TAB>status" (Passed, Failed, Skipped, Timeout,
@@ -122,7 +164,21 @@ sanitizer_findings() {
   echo "$bad"
 }
 
-# The grade line of exercise $1 from its grading test, its grade file and its sanitizer tests.
+# The grade of exercise $1, which passed its grading test ($2: its grade line), with its speed:
+# the record of its speed test, made a line by the helper (with the threshold for $1).
+with_speed() {
+  local ex=$1 st=${status[${1}_exercise_speed]:-missing} line
+  line=$("$speed_tool" "$ex" "$2" "$build/grades/${ex}_exercise_speed.txt")
+  # The record says "crashed or hung" while the speed run is under way; ctest knows which.
+  if [ "$st" = Timeout ]; then
+    [[ $line == *"crashed or hung"* ]] || line="failed: crashed or hung in the speed run"
+    line=${line/crashed or hung/timed out after $timeout s}
+  fi
+  echo "${line/crashed or hung/crashed}"
+}
+
+# The grade line of exercise $1 from its grading test, its grade file, its sanitizer tests and its
+# speed test.
 verdict() {
   local ex=$1 st=${status[${1}_exercise]:-missing} line=""
   [ -f "$build/grades/${ex}_exercise.txt" ] && line=$(head -n 1 "$build/grades/${ex}_exercise.txt")
@@ -134,7 +190,7 @@ verdict() {
       if [ -n "$bad" ]; then
         echo "failed: compute-sanitizer: $bad"
       else
-        echo "${line:-passed}"
+        with_speed "$ex" "${line:-passed}"
       fi ;;
     Skipped) echo "skipped: this GPU cannot run it (see $build/grading logs)" ;;
     Timeout) echo "failed: timed out after $timeout s${shape:+ at $shape}" ;;
@@ -157,6 +213,7 @@ verdict() {
 # exercise on its own (a compile error costs that exercise only), run the tests, print the lines.
 total=0
 passed=0
+slow=0
 warned_sanitizer=0
 grade() {
   local who=$1 dir=$2 logs="$build/grading/${1:-working_tree}"
@@ -165,20 +222,17 @@ grade() {
   local ex built=() regex
   declare -A compile_error=()
   # The tests run every program through tests/tools/expect_exit (skips without a GPU or a tool).
-  if ! cmake --build "$build" --target expect_exit > "$logs/build_expect_exit.log" 2>&1; then
-    echo "grade.sh: building the test tools failed (log: $logs/build_expect_exit.log)." >&2
-    exit 1
-  fi
+  build_tools "$logs/build_tools.log"
   for ex in "${exercises[@]}"; do
     if cmake --build "$build" --target "${ex}_exercise_tests" "${ex}_exercise" \
-         > "$logs/build_$ex.log" 2>&1; then
+         "${ex}_exercise_speed" > "$logs/build_$ex.log" 2>&1; then
       built+=("$ex")
     else
       compile_error[$ex]=$(grep -m 1 -E 'error|undefined reference' "$logs/build_$ex.log" |
                            sed -E "s#${dir:-$root}/##g" | cut -c 1-160)
     fi
   done
-  rm -f "$build"/grades/*_exercise.txt
+  rm -f "$build"/grades/*_exercise.txt "$build"/grades/*_exercise_speed.txt
   status=()
   if [ ${#built[@]} -gt 0 ]; then
     regex="^($(IFS='|'; echo "${built[*]}"))_exercise"
@@ -187,7 +241,7 @@ grade() {
     ctest --test-dir "$build" -L '^exercise$' "${skip_sanitizer[@]}" -R "$regex" -j "$jobs" \
           --output-on-failure > "$logs/ctest.log" 2>&1
     read_statuses "$logs/ctest.log"
-    cp "$build"/grades/*_exercise.txt "$logs/" 2>/dev/null
+    cp "$build"/grades/*_exercise.txt "$build"/grades/*_exercise_speed.txt "$logs/" 2>/dev/null
     if [ "$warned_sanitizer" = 0 ] &&
        grep -q '^GEMM_COMPUTE_SANITIZER:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt"; then
       echo "   (compute-sanitizer was not found: the exercises are graded without it)"
@@ -202,7 +256,10 @@ grade() {
       line=$(verdict "$ex")
     fi
     total=$((total + 1))
-    [[ $line == passed* ]] && passed=$((passed + 1))
+    case "$line" in
+      passed*) passed=$((passed + 1)) ;;
+      "correct but slow"*) slow=$((slow + 1)) ;;
+    esac
     if [ -n "$who" ]; then
       printf "%-16s %-18s %s\n" "$who" "$ex" "$line" | tee -a "$summary"
     else
@@ -217,13 +274,15 @@ if [ $selftest = 1 ]; then
   logs="$build/grading/selftest"
   mkdir -p "$logs"
   configure "$logs/configure.log" -DGEMM_EXERCISE_SELFTEST=ON -DGEMM_EXERCISE_DIR=
+  build_tools "$logs/build_tools.log"
   echo "== selftest on $gpu: building every exercise, solution and test program"
   if ! cmake --build "$build" --target exercises > "$logs/build.log" 2>&1; then
     grep -m 5 -E 'error|undefined reference' "$logs/build.log"
     echo "grade.sh: the exercises do not build (log: $logs/build.log)." >&2
     exit 1
   fi
-  rm -f "$build"/grades/*_skeleton.txt "$build"/grades/*_solution.txt
+  rm -f "$build"/grades/*_skeleton.txt "$build"/grades/*_solution.txt "$build"/grades/*_slow.txt \
+        "$build"/grades/*_speed.txt
   ctest --test-dir "$build" -L '^exercise_selftest$' -j "$jobs" --output-on-failure \
         > "$logs/ctest.log" 2>&1
   read_statuses "$logs/ctest.log"
@@ -237,11 +296,34 @@ if [ $selftest = 1 ]; then
     [ "$ok" = ok ] && passed=$((passed + 1))
     printf "%-18s %-9s %-60s %s\n" "$1" "$2:" "$line" "$ok" | tee -a "$summary"
   }
+  # The speed grade of a self-test kernel, with the default threshold: the helper says whether it
+  # is what it must be (EXPECT: reference, about 1.00x and not slow; slow: "correct but slow").
+  speed_check() {  # speed_check EXERCISE SIDE EXPECT KERNEL GRADING_TEST SPEED_TEST
+    local st=${status[$5]:-missing} speed_st=${status[$6]:-missing} grade="(no grade written)"
+    local out line ok="ok"
+    [ -f "$build/grades/${1}_$4.txt" ] && grade=$(head -n 1 "$build/grades/${1}_$4.txt")
+    out=$("$speed_tool" --expect "$3" "$1" "$grade" "$build/grades/${1}_${4}_speed.txt")
+    local rc=$?
+    line=${out%%$'\n'*}
+    if [ "$st" != Passed ]; then
+      ok="WRONG (grading test: $st)"
+    elif [ "$speed_st" != Passed ]; then
+      ok="WRONG (speed test: $speed_st)"
+      [ "$speed_st" = Timeout ] && line="(timed out after $timeout s)"
+    elif [ $rc -ne 0 ]; then
+      ok="WRONG (${out#*$'\n'})"
+    fi
+    total=$((total + 1))
+    [ "$ok" = ok ] && passed=$((passed + 1))
+    printf "%-18s %-9s %-60s %s\n" "$1" "$2:" "$line" "$ok" | tee -a "$summary"
+  }
   echo
   echo "================ grade.sh --selftest: $gpu ================" | tee -a "$summary"
   for ex in "${exercises[@]}"; do
     check "$ex" skeleton "${ex}_exercise_selftest_skeleton"
     check "$ex" solution "${ex}_exercise_selftest_solution"
+    speed_check "$ex" speed reference solution "${ex}_exercise_selftest_solution" \
+                "${ex}_exercise_selftest_speed"
     st=${status[${ex}_exercise_selftest_memcheck]:-missing}
     total=$((total + 1))
     case "$st" in
@@ -250,17 +332,22 @@ if [ $selftest = 1 ]; then
       *) memcheck="WRONG ($st)" ;;
     esac
     printf "%-18s %-9s %s\n" "$ex" "memcheck:" "skeleton at 67x45x39: $memcheck" | tee -a "$summary"
+    # A deliberately slow but correct solution, where the tests keep one.
+    if [ -f "$root/tests/exercises/slow/$ex.cu" ]; then
+      speed_check "$ex" slow slow slow "${ex}_exercise_selftest_slow" \
+                  "${ex}_exercise_selftest_slow_speed"
+    fi
   done
   others=0
   for t in "${!status[@]}"; do
-    [[ $t =~ _selftest_(skeleton|solution|memcheck)$ ]] && continue
+    [[ $t =~ _selftest_(skeleton|solution|memcheck|speed|slow|slow_speed)$ ]] && continue
     total=$((total + 1))
     others=$((others + 1))
     if [ "${status[$t]}" = Passed ]; then passed=$((passed + 1)); else
       printf "%-28s %s\n" "$t" "WRONG (${status[$t]})" | tee -a "$summary"; fi
   done
   echo "no GPU needed: $others checks (every exercise target compiles, each program lists its" \
-       "kernel)" | tee -a "$summary"
+       "kernel, the grade lines read right, bad speed settings are refused)" | tee -a "$summary"
   echo "grade.sh --selftest: $passed of $total checks held (logs: $logs)" | tee -a "$summary"
   [ "$passed" -eq "$total" ] && [ "$total" -gt 0 ]
   exit $?
@@ -289,5 +376,7 @@ else
     grade "$(basename "$s")" "$s"
   done
 fi
-echo "grade.sh: $passed of $total passed (summary: $summary; logs: $build/grading/)"
+counted=""
+[ "$slow" -gt 0 ] && counted="; $slow more correct but slow, not counted as passed"
+echo "grade.sh: $passed of $total passed$counted (summary: $summary; logs: $build/grading/)"
 [ "$passed" -eq "$total" ]

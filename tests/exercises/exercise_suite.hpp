@@ -13,6 +13,7 @@
 //
 // GEMM_EXERCISE_EXPECT=not_attempted (the self-test of an unmodified skeleton) inverts the check:
 // the test passes only when the grade is "not attempted".
+// A "passed" grade is then timed by a test of its own, NN_name_exercise_speed (exercise_speed.cpp).
 #pragma once
 
 #include <cstdio>

@@ -19,11 +19,12 @@
 #                             shapes (labels exercise, exercise_sanitize and the chapter's name);
 #                             with GEMM_EXERCISE_SELFTEST, also a memcheck run of the skeleton and
 #                             a --list run (label exercise_selftest).
-# The grading tests proper (test_gpu.cpp on every shape) are registered by tests/exercises/, from
-# the list this function collects in the global property GEMM_EXERCISE_LIST.
+# The grading tests proper (test_gpu.cpp on every shape) and the speed tests (the exercise against
+# its reference solution) are registered by tests/exercises/, from the list this function collects
+# in the global property GEMM_EXERCISE_LIST.
 set_property(GLOBAL PROPERTY GEMM_EXERCISE_LIST "")
 if(GEMM_EXERCISES)
-  # `cmake --build build --target exercises`: every exercise, solution and grading test program.
+  # `cmake --build build --target exercises`: every exercise, solution, grading and speed program.
   add_custom_target(exercises)
 endif()
 

@@ -7,6 +7,7 @@
 //   not attempted   some shape failed and the kernel still ran through every gap of the skeleton
 //   failed          anything else: the first shape that failed, its first wrong element, the
 //                   expected value and the bound, and the gaps still open if any
+// A "passed" grade then gets its speed, or becomes "correct but slow": speed_grading.hpp.
 #pragma once
 
 #include <cstdio>
