@@ -12,7 +12,9 @@
 // What changed since tiling_2d_transposed_a: the thread -> output map (the warp tile; kernel 4
 // also takes BK = 16), then two shared-memory stages (kernel 5, which gives up its second block
 // per SM for them; see its comment). The loads, the transposed As and the epilogue are the same
-// helpers (tile_helpers.cuh).
+// helpers (tile_helpers.cuh). The warp tile and kernel 5 are in warp_tile.cuh, because
+// shape_aware.cu launches kernel 5 too (with other tile sizes); this file has kernel 4 and the
+// launchers of both.
 // Work per thread: 64 outputs, K * 64 FMAs. Per block (256 threads): a 128 x 128 tile of C.
 // Global loads per FMA: (BM + BN) / (BM * BN) = 1/64 of a float, as before. Shared loads per FMA:
 // 4 LDS.128 per 64 FMAs; per warp and k, 32 + 64 = 96 floats of A and B for 2048 FMAs (kernel 3:
@@ -30,12 +32,9 @@
 
 namespace gemm::tiling_2d {
 
-// WarpTile, warp_tile_step and kernel 5 are in warp_tile.cuh (shape_aware.cu launches kernel 5
-// too).
-
 // -------------------------------------------------------------------------------------------------
-// 4. tiling_2d_warp. Changed from kernel 3: the thread -> output map (WarpTile above) and BK = 16
-// (half as many barriers per K). Loads and stores to shared memory are as in kernel 3.
+// 4. tiling_2d_warp. Changed from kernel 3: the thread -> output map (WarpTile, warp_tile.cuh) and
+// BK = 16 (half as many barriers per K). Loads and stores to shared memory are as in kernel 3.
 // -------------------------------------------------------------------------------------------------
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int PAD, bool VEC>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), kMinBlocksPerSm)
