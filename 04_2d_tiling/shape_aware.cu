@@ -30,7 +30,6 @@
 //                 ./build/bin/04_2d_tiling --variant tiling_2d_shape_aware --m 16 --n 4096 --k 4096
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).
 // =================================================================================================
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -38,7 +37,6 @@
 #include "04_2d_tiling/warp_tile.cuh"
 #include "common/cuda_check.cuh"
 #include "common/split_k.cuh"
-#include "common/workspace.cuh"
 
 namespace gemm::tiling_2d {
 namespace {
@@ -100,12 +98,9 @@ LaunchPlan plan_for(int M, int N, int K, bool vec, Choice choice) {
   const int config = choice == Choice::kMedium  ? kMedium
                      : choice == Choice::kSmall ? kSmall
                                                 : kLarge;
-  const int max_splits = choice == Choice::kSplitK ? kMaxSplits : 1;
-  LaunchPlan p = plan_by_waves({c[config]}, M, N, K, sms, max_splits);
+  // kSplitK: the large tile, split as the rule would split it, and in at least 2 where K allows.
+  LaunchPlan p = plan_forced(c[config], M, N, K, sms, choice == Choice::kSplitK);
   p.config = config;
-  // kSplitK: split as the rule would split the large tile, and at least in 2 where K allows.
-  if (choice == Choice::kSplitK && p.splits == 1)
-    p.splits = std::min(2, ceil_div(K, c[config].bk));
   return p;
 }
 
@@ -113,21 +108,13 @@ LaunchPlan plan_for(int M, int N, int K, bool vec, Choice choice) {
 template <class S>
 void launch_tiles(const float* A, const float* B, float* C, int M, int N, int K, int splits,
                   cudaStream_t stream) {
-  // Each slice gets the same number of K steps (the last may get fewer); `splits` may shrink.
-  const int per_split = k_tiles_per_split(K, S::kBK, splits);
-  splits = ceil_div(ceil_div(K, S::kBK), per_split);
-  StreamWorkspace partials;  // KEY: split-K's workspace belongs to this call and this stream
-  float* out = C;
-  size_t slice = 0;
-  if (splits > 1) {
-    slice = split_k_slice_floats(M, N);  // 16-byte aligned slices: float4 stores stay aligned
-    partials.allocate(slice * splits * sizeof(float), stream);
-    out = partials.as<float>();
-  }
+  const int per_split = k_tiles_per_split(K, S::kBK, splits);  // K steps per slice (last: fewer)
+  const SplitKOutput out(C, M, N, splits, stream);  // KEY: C, or this call's workspace
   const dim3 grid(ceil_div(N, S::kBN), ceil_div(M, S::kBM), splits);  // KEY: z = the K slice
-  S::kKernel<<<grid, S::kThreads, 0, stream>>>(A, B, out, M, N, K, per_split, slice);
+  S::kKernel<<<grid, S::kThreads, 0, stream>>>(A, B, out.data(), M, N, K, per_split,
+                                               out.slice_floats());
   GEMM_LAUNCH_CHECK();
-  if (splits > 1) reduce_split_k(out, splits, slice, C, M, N, stream);  // KEY: fixed order
+  out.reduce(stream);  // KEY: the slices added into C in a fixed order
 }
 
 template <class L, class Mid, class S>

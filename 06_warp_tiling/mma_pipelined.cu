@@ -47,7 +47,6 @@
 #include "06_warp_tiling/packing.cuh"
 #include "common/cuda_check.cuh"
 #include "common/split_k.cuh"
-#include "common/workspace.cuh"
 
 namespace gemm::warp_tiling {
 
@@ -195,38 +194,28 @@ LaunchPlan plan_for(int M, int N, int K, Choice choice) {
   const std::vector<TileConfig>& c = configs();
   const int sms = current_sm_count();
   if (choice == Choice::kAuto) return plan_by_waves(c, M, N, K, sms);  // KEY: the choice by waves
-  // Forced: one configuration, split only for kSplitK.
+  // Forced: one configuration; kSplitK: the large tile, split as the rule would split it, and
+  // in at least 2 where K allows.
   const int config = choice == Choice::kMedium  ? kMedium
                      : choice == Choice::kSmall ? kSmall
                                                 : kLarge;
-  const int max_splits = choice == Choice::kSplitK ? kMaxSplits : 1;
-  LaunchPlan p = plan_by_waves({c[config]}, M, N, K, sms, max_splits);
+  LaunchPlan p = plan_forced(c[config], M, N, K, sms, choice == Choice::kSplitK);
   p.config = config;
-  // kSplitK: split as the rule would split the large tile, and at least in 2 where K allows.
-  if (choice == Choice::kSplitK && p.splits == 1) p.splits = std::min(2, ceil_div(K, kBK));
   return p;
 }
 
 template <class S>
 void launch_shape(const AlignedOperands& ops, float* C, int M, int N, int splits,
                   cudaStream_t stream) {
-  // Each slice gets the same number of K steps (the last may get fewer); `splits` may shrink.
-  const int per_split = k_tiles_per_split(ops.k(), kBK, splits);
-  splits = ceil_div(ceil_div(ops.k(), kBK), per_split);
-  StreamWorkspace partials;  // KEY: split-K's workspace belongs to this call and this stream
-  float* out = C;
-  size_t slice = 0;
-  if (splits > 1) {
-    slice = split_k_slice_floats(M, N);
-    partials.allocate(slice * splits * sizeof(float), stream);
-    out = partials.as<float>();
-  }
-  const auto kernel = float2_stores_ok(out, N) ? S::kKernel : S::kKernelStagedC;
+  const int per_split = k_tiles_per_split(ops.k(), kBK, splits);  // K steps per slice
+  const SplitKOutput out(C, M, N, splits, stream);  // KEY: C, or this call's workspace
+  const auto kernel = float2_stores_ok(out.data(), N) ? S::kKernel : S::kKernelStagedC;
   const dim3 grid(ceil_div(M, S::kBM) * ceil_div(N, S::kBN), splits);
-  kernel<<<grid, S::kThreadsPerBlock, S::kSmem, stream>>>(ops.a(), ops.b(), out, M, N, ops.k(),
-                                                          ops.ldb(), kGroupRows, per_split, slice);
+  kernel<<<grid, S::kThreadsPerBlock, S::kSmem, stream>>>(ops.a(), ops.b(), out.data(), M, N,
+                                                          ops.k(), ops.ldb(), kGroupRows,
+                                                          per_split, out.slice_floats());
   GEMM_LAUNCH_CHECK();
-  if (splits > 1) reduce_split_k(out, splits, slice, C, M, N, stream);  // KEY: fixed order
+  out.reduce(stream);  // KEY: the slices added into C in a fixed order
 }
 
 void launch(const __half* A, const __half* B, float* C, int M, int N, int K, cudaStream_t stream,

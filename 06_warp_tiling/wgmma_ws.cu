@@ -46,7 +46,6 @@
 #include "06_warp_tiling/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
 #include "common/split_k.cuh"
-#include "common/workspace.cuh"
 
 namespace gemm::warp_tiling {
 namespace hopper {
@@ -164,11 +163,10 @@ enum class Split { kAuto, kNoSplit, kSplitK };
 // The slices of K the persistent kernel runs for this shape (1: no split-K).
 int slices_for(int M, int N, int K, Split split) {
   // 8 consumer warps (the producer warpgroup issues copies only); one block per SM.
-  const std::vector<TileConfig> tile = {{"128x256", kBM, kBN, kBK, 8, 1, 1.0}};
-  int splits = plan_by_waves(tile, M, N, K, current_sm_count(),
-                             split == Split::kNoSplit ? 1 : kMaxSplits).splits;
-  if (split == Split::kSplitK && splits == 1) splits = std::min(2, ceil_div(K, kBK));
-  return ceil_div(ceil_div(K, kBK), k_tiles_per_split(K, kBK, splits));  // every slice non-empty
+  const TileConfig tile{"128x256", kBM, kBN, kBK, 8, 1, 1.0};
+  const int sms = current_sm_count();
+  return split == Split::kAuto ? plan_by_waves({tile}, M, N, K, sms).splits
+                               : plan_forced(tile, M, N, K, sms, split == Split::kSplitK).splits;
 }
 
 void launch(bool persistent, Split split, const __half* A, const __half* B, float* C, int M,
@@ -180,25 +178,22 @@ void launch(bool persistent, Split split, const __half* A, const __half* B, floa
   const AlignedOperands ops(A, B, M, N, K, stream);
   const TensorMaps maps = make_tensor_maps(ops, M, N);
   const int tiles = ceil_div(M, kBM) * ceil_div(N, kBN);
-  const int splits = persistent ? slices_for(M, N, ops.k(), split) : 1;
-  const int per_split = k_tiles_per_split(ops.k(), kBK, splits);
-  StreamWorkspace partials;  // split-K's partial sums: this call's, on this stream
-  float* out = C;
-  size_t slice = 0;
-  if (splits > 1) {
-    slice = split_k_slice_floats(M, N);
-    partials.allocate(slice * splits * sizeof(float), stream);
-    out = partials.as<float>();
-  }
-  const bool pairs = float2_stores_ok(out, N);
+  int splits = persistent ? slices_for(M, N, ops.k(), split) : 1;
+  const int per_split = k_tiles_per_split(ops.k(), kBK, splits);  // K steps per slice
+  // Never a slice without K steps (the plans make none): its unit would arrive on a stage's
+  // `empty` barrier that no copy filled, and the pipeline's phases would drift apart.
+  splits = ceil_div(ceil_div(ops.k(), kBK), per_split);
+  const SplitKOutput out(C, M, N, splits, stream);  // C, or this call's workspace
+  const bool pairs = float2_stores_ok(out.data(), N);
   // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units).
   const int units = tiles * splits;
   const int blocks = persistent ? std::min(units, current_sm_count()) : tiles;
   const auto kernel = persistent ? kKernelPersistent : kKernelWs;
-  kernel<<<blocks, kWsThreads, kSmemBytes, stream>>>(maps.a, maps.b, out, M, N, ops.k(), pairs,
-                                                     kGroupM, splits, per_split, slice);
+  kernel<<<blocks, kWsThreads, kSmemBytes, stream>>>(maps.a, maps.b, out.data(), M, N, ops.k(),
+                                                     pairs, kGroupM, splits, per_split,
+                                                     out.slice_floats());
   GEMM_LAUNCH_CHECK();
-  if (splits > 1) reduce_split_k(out, splits, slice, C, M, N, stream);  // KEY: fixed order
+  out.reduce(stream);  // KEY: the slices added into C in a fixed order
 }
 
 template <Split SPLIT>

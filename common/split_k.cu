@@ -41,4 +41,17 @@ void reduce_split_k(const float* partials, int splits, size_t slice_floats, floa
   GEMM_LAUNCH_CHECK();
 }
 
+SplitKOutput::SplitKOutput(float* C, int M, int N, int splits, cudaStream_t stream)
+    : C_(C), M_(M), N_(N), splits_(splits), out_(C) {
+  if (splits_ > 1) {
+    slice_floats_ = split_k_slice_floats(M, N);  // 16-byte aligned slices: wide stores stay aligned
+    partials_.allocate(slice_floats_ * splits_ * sizeof(float), stream);
+    out_ = partials_.as<float>();
+  }
+}
+
+void SplitKOutput::reduce(cudaStream_t stream) const {
+  if (splits_ > 1) reduce_split_k(out_, splits_, slice_floats_, C_, M_, N_, stream);  // KEY
+}
+
 }  // namespace gemm

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "common/waves.hpp"
+#include "common/workspace.cuh"
 
 namespace gemm {
 
@@ -22,5 +23,28 @@ int current_sm_count();
 // added in the order s = 0, 1, ...: deterministic.
 void reduce_split_k(const float* partials, int splits, size_t slice_floats, float* C, int M, int N,
                     cudaStream_t stream);
+
+// Where a launch with `splits` slices of K writes its sums. Without split-K (splits = 1): C itself.
+// With it: a workspace of this call, on its stream (StreamWorkspace), holding one M x N slice per
+// slice of K; reduce() then adds the slices into C in a fixed order. A kernel's slice s writes to
+// data() + s x slice_floats(). Every split-K launcher of the chapters (04's tiling_2d_shape_aware,
+// 06's mma_sync_pipelined and wgmma_persistent) goes through it:
+//   SplitKOutput out(C, M, N, splits, stream);
+//   kernel<<<grid, threads, smem, stream>>>(..., out.data(), ..., out.slice_floats());
+//   out.reduce(stream);
+class SplitKOutput {
+ public:
+  SplitKOutput(float* C, int M, int N, int splits, cudaStream_t stream);
+  float* data() const { return out_; }
+  size_t slice_floats() const { return slice_floats_; }  // 0 without split-K
+  void reduce(cudaStream_t stream) const;                // after the kernel; nothing if splits = 1
+
+ private:
+  float* C_;
+  int M_, N_, splits_;
+  size_t slice_floats_ = 0;
+  StreamWorkspace partials_;  // KEY: split-K's workspace belongs to this call and this stream
+  float* out_;
+};
 
 }  // namespace gemm

@@ -52,6 +52,12 @@ LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, i
   return best;
 }
 
+LaunchPlan plan_forced(const TileConfig& config, int M, int N, int K, int sms, bool split_k) {
+  LaunchPlan p = plan_by_waves({config}, M, N, K, sms, split_k ? kMaxSplits : 1);
+  if (split_k && p.splits == 1) p.splits = std::min(2, ceil_div_int(K, config.bk));
+  return p;
+}
+
 size_t split_k_slice_floats(int M, int N) {
   return (static_cast<size_t>(M) * N + 3) / 4 * 4;
 }

@@ -52,6 +52,10 @@ constexpr int kSchedulersPerSm = 4;  // every NVIDIA GPU since Maxwell: 4 SM sub
 LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
                          int max_splits = kMaxSplits);
 
+// The plan for one configuration forced by the caller (a launcher's forced variants): no split-K,
+// or, with `split_k`, as many slices as the rule would take and at least 2 where K has 2 steps.
+LaunchPlan plan_forced(const TileConfig& config, int M, int N, int K, int sms, bool split_k);
+
 // How many of K's BK-deep steps each of `splits` slices gets (the last slice may get fewer), and
 // the number of slices that then actually hold work: ceil(k_tiles / per_split).
 int k_tiles_per_split(int K, int bk, int splits);
