@@ -112,3 +112,23 @@ TEST_CASE("a block of fewer warps than an SM has schedulers does not fill the SM
   const std::vector<gemm::TileConfig> wide = {{"32x128", 32, 128, 16, 4, 8, 1.0}};
   CHECK(gemm::plan_by_waves(wide, 32, 128 * kSms, 4096, kSms).splits == 1);
 }
+
+TEST_CASE("a forced plan splits only when asked, and then in at least 2 where K allows",
+          "[waves]") {
+  const gemm::TileConfig& large = kConfigs[0];
+  for (int k : {1, 32, 33, 64, 1000, 4096}) {
+    INFO("K = " << k);
+    CHECK(gemm::plan_forced(large, 4096, 4096, k, kSms, false).splits == 1);
+    const gemm::LaunchPlan p = gemm::plan_forced(large, 4096, 4096, k, kSms, true);
+    const int k_tiles = (k + 31) / 32;
+    if (k_tiles >= 2)
+      CHECK(p.splits >= 2);
+    else
+      CHECK(p.splits == 1);
+    const int per = gemm::k_tiles_per_split(k, 32, p.splits);
+    CHECK((k_tiles + per - 1) / per == p.splits);  // every slice holds at least one K step
+  }
+  // Where the rule itself splits, the forced plan keeps its count: 1024^3 on the large tile.
+  CHECK(gemm::plan_forced(large, 1024, 1024, 1024, kSms, true).splits ==
+        gemm::plan_by_waves({large}, 1024, 1024, 1024, kSms).splits);
+}
