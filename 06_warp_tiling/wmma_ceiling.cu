@@ -162,6 +162,18 @@ int run_wmma_ceiling(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  // Opened first, so that a path that cannot be written is reported before anything runs. A
+  // missing or empty file gets the header (machine_probe writes it otherwise).
+  const bool fresh =
+      !csv.empty() && std::ifstream(csv).peek() == std::ifstream::traits_type::eof();
+  std::ofstream out;
+  if (!csv.empty()) {
+    out.open(csv, std::ios::app);
+    if (!out) {
+      std::fprintf(stderr, "Cannot write the CSV file '%s'.\n", csv.c_str());
+      return kExitBadInput;
+    }
+  }
   DeviceInfo dev;
   std::string why;
   if (!query_device(dev, why)) {
@@ -241,12 +253,6 @@ int run_wmma_ceiling(int argc, char** argv) {
 
   // The roofline (scripts/plot.py) draws these as measured ceilings, apart from the chip's peak.
   if (!csv.empty()) {
-    const bool fresh = !std::ifstream(csv).good();
-    std::ofstream out(csv, std::ios::app);
-    if (!out) {
-      std::fprintf(stderr, "Cannot write the CSV file '%s'.\n", csv.c_str());
-      return kExitBadInput;
-    }
     const MachineInfo mi = dev.machine();
     if (fresh) out << "device,sm_clock_mhz,cuda_version,commit,level,quantity,value,unit,source\n";
     auto put = [&](const char* quantity, double tflops) {

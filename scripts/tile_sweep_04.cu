@@ -120,6 +120,14 @@ int main(int argc, char** argv) {
       return gemm::kExitBadInput;
     }
   }
+  std::ofstream out;  // opened first: a path that cannot be written is found before the sweep runs
+  if (!csv.empty()) {
+    out.open(csv);
+    if (!out) {
+      std::fprintf(stderr, "tile_sweep_04: cannot write the CSV file '%s'.\n", csv.c_str());
+      return gemm::kExitBadInput;
+    }
+  }
   gemm::DeviceInfo dev;
   std::string why;
   if (!gemm::query_device(dev, why)) {
@@ -166,7 +174,6 @@ int main(int argc, char** argv) {
   bool all_passed = true;
   for (const Row& r : rows) all_passed = all_passed && r.passed;
   if (!csv.empty()) {
-    std::ofstream out(csv);
     out << "device,commit,size,params,threads,regs,local_bytes,smem_bytes,blocks_per_sm,median_ms,"
            "gflops,cublas_ms,pct_of_cublas,status\n";
     for (const Row& r : rows)
