@@ -24,6 +24,7 @@
 
 #include "04_2d_tiling/warp_tile.cuh"
 #include "common/buffers.cuh"
+#include "common/cli.hpp"
 #include "common/cublas_baseline.cuh"
 #include "common/cuda_check.cuh"
 #include "common/device_info.cuh"
@@ -135,6 +136,15 @@ int main(int argc, char** argv) {
     return gemm::kExitNoGpu;
   }
   gemm::print_device_header(dev);
+  // A, B and C, and the timer's L2-flush buffer (twice the L2): one sentence if they do not fit.
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const size_t need = 3 * sizeof(float) * static_cast<size_t>(n) * n + 2 * size_t(dev.l2_bytes);
+  const std::string shortfall = gemm::memory_shortfall(n, n, n, need, free_bytes, dev.name);
+  if (!shortfall.empty()) {
+    std::fprintf(stderr, "%s\n", shortfall.c_str());
+    return gemm::kExitBadInput;
+  }
 
   Problem p;
   p.n = n;
