@@ -92,16 +92,13 @@ const std::vector<TileConfig>& configs(bool vec) {
 enum class Choice { kAuto, kMedium, kSmall, kSplitK };
 
 LaunchPlan plan_for(int M, int N, int K, bool vec, Choice choice) {
-  const std::vector<TileConfig>& c = configs(vec);
-  const int sms = current_sm_count();
-  if (choice == Choice::kAuto) return plan_by_waves(c, M, N, K, sms);  // KEY: the choice by waves
-  const int config = choice == Choice::kMedium  ? kMedium
-                     : choice == Choice::kSmall ? kSmall
-                                                : kLarge;
   // kSplitK: the large tile, split as the rule would split it, and in at least 2 where K allows.
-  LaunchPlan p = plan_forced(c[config], M, N, K, sms, choice == Choice::kSplitK);
-  p.config = config;
-  return p;
+  const int forced = choice == Choice::kAuto     ? kByWaves
+                     : choice == Choice::kMedium ? kMedium
+                     : choice == Choice::kSmall  ? kSmall
+                                                 : kLarge;
+  return plan_launch(configs(vec), M, N, K, current_sm_count(), forced,
+                     choice == Choice::kSplitK);  // KEY: counting waves (common/waves.cpp)
 }
 
 // Kernel 5 with tiles S, on `splits` slices of K.

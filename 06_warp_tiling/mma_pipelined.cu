@@ -191,17 +191,13 @@ const std::vector<TileConfig>& configs() {
 enum class Choice { kAuto, kLarge, kMedium, kSmall, kSplitK };
 
 LaunchPlan plan_for(int M, int N, int K, Choice choice) {
-  const std::vector<TileConfig>& c = configs();
-  const int sms = current_sm_count();
-  if (choice == Choice::kAuto) return plan_by_waves(c, M, N, K, sms);  // KEY: the choice by waves
-  // Forced: one configuration; kSplitK: the large tile, split as the rule would split it, and
-  // in at least 2 where K allows.
-  const int config = choice == Choice::kMedium  ? kMedium
-                     : choice == Choice::kSmall ? kSmall
-                                                : kLarge;
-  LaunchPlan p = plan_forced(c[config], M, N, K, sms, choice == Choice::kSplitK);
-  p.config = config;
-  return p;
+  // kSplitK: the large tile, split as the rule would split it, and in at least 2 where K allows.
+  const int forced = choice == Choice::kAuto     ? kByWaves
+                     : choice == Choice::kMedium ? kMedium
+                     : choice == Choice::kSmall  ? kSmall
+                                                 : kLarge;
+  return plan_launch(configs(), M, N, K, current_sm_count(), forced,
+                     choice == Choice::kSplitK);  // KEY: counting waves (common/waves.cpp)
 }
 
 template <class S>

@@ -163,10 +163,10 @@ enum class Split { kAuto, kNoSplit, kSplitK };
 // The slices of K the persistent kernel runs for this shape (1: no split-K).
 int slices_for(int M, int N, int K, Split split) {
   // 8 consumer warps (the producer warpgroup issues copies only); one block per SM.
-  const TileConfig tile{"128x256", kBM, kBN, kBK, 8, 1, 1.0};
-  const int sms = current_sm_count();
-  return split == Split::kAuto ? plan_by_waves({tile}, M, N, K, sms).splits
-                               : plan_forced(tile, M, N, K, sms, split == Split::kSplitK).splits;
+  const std::vector<TileConfig> tile = {{"128x256", kBM, kBN, kBK, 8, 1, 1.0}};
+  return plan_launch(tile, M, N, K, current_sm_count(), split == Split::kAuto ? kByWaves : 0,
+                     split == Split::kSplitK)
+      .splits;
 }
 
 void launch(bool persistent, Split split, const __half* A, const __half* B, float* C, int M,

@@ -52,9 +52,13 @@ LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, i
   return best;
 }
 
-LaunchPlan plan_forced(const TileConfig& config, int M, int N, int K, int sms, bool split_k) {
-  LaunchPlan p = plan_by_waves({config}, M, N, K, sms, split_k ? kMaxSplits : 1);
-  if (split_k && p.splits == 1) p.splits = std::min(2, ceil_div_int(K, config.bk));
+LaunchPlan plan_launch(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
+                       int forced, bool split_k) {
+  if (forced == kByWaves) return plan_by_waves(configs, M, N, K, sms);  // KEY: the choice by waves
+  const TileConfig& t = configs[forced];
+  LaunchPlan p = plan_by_waves({t}, M, N, K, sms, split_k ? kMaxSplits : 1);
+  p.config = forced;
+  if (split_k && p.splits == 1) p.splits = std::min(2, ceil_div_int(K, t.bk));
   return p;
 }
 

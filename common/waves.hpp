@@ -52,9 +52,12 @@ constexpr int kSchedulersPerSm = 4;  // every NVIDIA GPU since Maxwell: 4 SM sub
 LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
                          int max_splits = kMaxSplits);
 
-// The plan for one configuration forced by the caller (a launcher's forced variants): no split-K,
-// or, with `split_k`, as many slices as the rule would take and at least 2 where K has 2 steps.
-LaunchPlan plan_forced(const TileConfig& config, int M, int N, int K, int sms, bool split_k);
+// A launcher's plan: chosen by waves among all `configs` (forced = kByWaves), or the one
+// configuration configs[forced], which a forced variant asks for: no split-K, or, with `split_k`,
+// as many slices as the rule would take and at least 2 where K has 2 steps.
+constexpr int kByWaves = -1;
+LaunchPlan plan_launch(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
+                       int forced, bool split_k);
 
 // How many of K's BK-deep steps each of `splits` slices gets (the last slice may get fewer), and
 // the number of slices that then actually hold work: ceil(k_tiles / per_split).

@@ -118,8 +118,9 @@ TEST_CASE("a forced plan splits only when asked, and then in at least 2 where K 
   const gemm::TileConfig& large = kConfigs[0];
   for (int k : {1, 32, 33, 64, 1000, 4096}) {
     INFO("K = " << k);
-    CHECK(gemm::plan_forced(large, 4096, 4096, k, kSms, false).splits == 1);
-    const gemm::LaunchPlan p = gemm::plan_forced(large, 4096, 4096, k, kSms, true);
+    CHECK(gemm::plan_launch(kConfigs, 4096, 4096, k, kSms, 0, false).splits == 1);
+    const gemm::LaunchPlan p = gemm::plan_launch(kConfigs, 4096, 4096, k, kSms, 0, true);
+    CHECK(p.config == 0);
     const int k_tiles = (k + 31) / 32;
     if (k_tiles >= 2)
       CHECK(p.splits >= 2);
@@ -129,6 +130,9 @@ TEST_CASE("a forced plan splits only when asked, and then in at least 2 where K 
     CHECK((k_tiles + per - 1) / per == p.splits);  // every slice holds at least one K step
   }
   // Where the rule itself splits, the forced plan keeps its count: 1024^3 on the large tile.
-  CHECK(gemm::plan_forced(large, 1024, 1024, 1024, kSms, true).splits ==
+  CHECK(gemm::plan_launch(kConfigs, 1024, 1024, 1024, kSms, 0, true).splits ==
         gemm::plan_by_waves({large}, 1024, 1024, 1024, kSms).splits);
+  // Not forced: the rule's own choice among all configurations.
+  CHECK(gemm::plan_launch(kConfigs, 1024, 1024, 1024, kSms, gemm::kByWaves, false).describe(
+            kConfigs) == gemm::plan_by_waves(kConfigs, 1024, 1024, 1024, kSms).describe(kConfigs));
 }
