@@ -71,12 +71,15 @@ template <class S>
 TileConfig config(const char* name, double speed) {
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, S::kKernel, S::kThreads, 0));
-  return {name, S::kBM, S::kBN, S::kBK, S::kThreads / 32, blocks > 0 ? blocks : 1, speed};
+  return {name, S::kBM, S::kBN, S::kBK, S::kThreads / 32, blocks > 0 ? blocks : 1, speed,
+          kSplitDepthFp32};
 }
 
 // The candidates for plan_by_waves, with their resident blocks per SM on this GPU (queried).
-// `speed`: the whole SM's throughput relative to 128x128, first estimates (the warp tile is the
-// same; only L2 traffic per FMA grows) that the forced variants below are there to measure.
+// `speed`: the whole SM's throughput relative to 128x128 (the warp tile is the same; only L2
+// traffic per FMA grows). Fitted to the forced variants below over every shape of the benchmark
+// on an H200: at 4096^3, where 3 and 4 blocks share each SM, 64x128 and 32x128 run at 1.0 and
+// 0.86 of 128x128; alone on an SM (1024^3 and smaller), as the plans use them, they are slower.
 const std::vector<TileConfig>& configs(bool vec) {
   static const std::vector<TileConfig> float4_path = {
       config<Large>("128x128", 1.0), config<Medium>("64x128", 0.9),

@@ -2,9 +2,11 @@
 //
 //   SharedLayout   where the stages and the barriers live in shared memory
 //   load_stage     one K step of A and B, by TMA, counted into the stage's barrier (one thread)
-//   mma_stage      one K step of a warpgroup's 64 x 256 tile: 4 wgmma m64n256k16
+//   mma_stage      one K step of a warpgroup's 64 x BN tile: 4 wgmma m64nBNk16
 //   store_tile     a warpgroup's accumulators -> C, guarded
 //   tile order     which tile of C a block computes next
+// Each piece takes the block tile's width BN: 256 (every Hopper kernel), or 128 (the second tile
+// of wgmma_persistent, for C too small to give every SM a 128 x 256 tile).
 #pragma once
 
 #include <cstdint>
@@ -16,17 +18,28 @@
 namespace gemm::warp_tiling::hopper {
 
 constexpr int kBoxBBytes = kBK * kBoxN * 2;  // 8192: one 64 x 64 box of B
-constexpr int kAccs = 64 * kBN / 128;        // 128 fp32 accumulators per thread (m64n256)
+
+// The sizes that depend on BN.
+template <int BN>
+struct WideN {
+  static_assert(BN == 128 || BN == 256, "wgmma_m64n128k16 and wgmma_m64n256k16 are wrapped");
+  static constexpr int kStageBBytes = kBK * BN * 2;                // 32768 (BN 256), 16384
+  static constexpr int kStageBytes = kStageABytes + kStageBBytes;  // the TMA bytes of a K step
+  static constexpr int kAccs = 64 * BN / 128;  // fp32 accumulators per thread: 128 (BN 256), 64
+};
+constexpr int kAccs = WideN<kBN>::kAccs;  // 128
 
 // Shared memory of a kernel with STAGES stages:
 //   [STAGES][128 rows][64 k] A    each row 128 bytes, 128-byte swizzled by TMA
-//   [STAGES][4 boxes][64 k][64 n] B    each k-row of a box 128 bytes, 128-byte swizzled
+//   [STAGES][BN / 64 boxes][64 k][64 n] B    each k-row of a box 128 bytes, 128-byte swizzled
 //   full[STAGES], empty[STAGES]   8-byte mbarriers
 // The 128-byte swizzle repeats every 1024 bytes, and wgmma's descriptors assume a tile starts at
 // such a boundary (base offset 0): the stages start at the first 1024-byte boundary of the
 // dynamic shared memory (the launch asks for 1 KB more than the stages need).
-template <int STAGES>
+template <int STAGES, int BN = kBN>
 struct SharedLayout {
+  static constexpr int kStageBBytes = WideN<BN>::kStageBBytes;
+  static constexpr int kStageBytes = WideN<BN>::kStageBytes;
   static constexpr int kBytes = 1024 + STAGES * kStageBytes + 2 * STAGES * 8;
   uint32_t base;  // shared-window address, a multiple of 1024
   __device__ explicit SharedLayout(unsigned char* raw)
@@ -39,16 +52,17 @@ struct SharedLayout {
   __device__ uint32_t empty(int s) const { return full(STAGES) + 8 * s; }
 };
 
-// One K step into stage s: the A box (rows m0.., k k0..) and the four B boxes (k k0..,
+// One K step into stage s: the A box (rows m0.., k k0..) and the BN / 64 B boxes (k k0..,
 // columns n0 + 64 b ..), all counted into full(s). Executed by a single thread.
-template <int STAGES>
-__device__ __forceinline__ void load_stage(const SharedLayout<STAGES>& sm, int s,
+template <int STAGES, int BN>
+__device__ __forceinline__ void load_stage(const SharedLayout<STAGES, BN>& sm, int s,
                                            const CUtensorMap* map_a, const CUtensorMap* map_b,
                                            int m0, int n0, int k0) {
-  mbar_arrive_expect_tx(sm.full(s), kStageBytes);  // KEY: 49152 bytes complete this phase
+  // KEY: the bytes that complete this phase (49152 with BN 256)
+  mbar_arrive_expect_tx(sm.full(s), SharedLayout<STAGES, BN>::kStageBytes);
   tma_load_2d(sm.a(s), map_a, k0, m0, sm.full(s));
 #pragma unroll
-  for (int b = 0; b < kBN / kBoxN; ++b)
+  for (int b = 0; b < BN / kBoxN; ++b)
     tma_load_2d(sm.b(s) + b * kBoxBBytes, map_b, n0 + b * kBoxN, k0, sm.full(s));
 }
 
@@ -61,29 +75,35 @@ __device__ __forceinline__ void load_stage(const SharedLayout<STAGES>& sm, int s
 //     LBO is not used by a K-major swizzled operand whose k16 fits in one 128-byte row.
 //   B, N-major: 8-k groups 1024 bytes apart (SBO), 64-column boxes 8192 apart (LBO); the k16
 //     slice kk starts at k-row 16 kk: 2048 kk bytes.
-__device__ __forceinline__ void mma_stage(float (&acc)[kAccs], uint32_t a_stage, uint32_t b_stage,
-                                          int wg, bool accumulate) {
+template <int BN = kBN>
+__device__ __forceinline__ void mma_stage(float (&acc)[WideN<BN>::kAccs], uint32_t a_stage,
+                                          uint32_t b_stage, int wg, bool accumulate) {
   wgmma_fence();  // KEY: order this thread's earlier accumulator accesses before the wgmmas
 #pragma unroll
   for (int kk = 0; kk < kBK / 16; ++kk) {
     const uint64_t da = smem_desc_sw128(a_stage + wg * 64 * 128 + kk * 32, 16, 1024);
     const uint64_t db = smem_desc_sw128(b_stage + kk * 16 * 128, kBoxBBytes, 1024);
-    wgmma_m64n256k16(acc, da, db, accumulate || kk > 0);  // KEY: asynchronous
+    if constexpr (BN == 256)
+      wgmma_m64n256k16(acc, da, db, accumulate || kk > 0);  // KEY: asynchronous
+    else
+      wgmma_m64n128k16(acc, da, db, accumulate || kk > 0);
   }
   wgmma_commit();
 }
 
-// A warpgroup's 64 x 256 accumulators -> C rows row0 .., columns col0 .. (the layout is in
+// A warpgroup's 64 x BN accumulators -> C rows row0 .., columns col0 .. (the layout is in
 // hopper_ptx.cuh, wgmma_m64n256k16). Each lane writes pairs of columns: a float2 when C's rows
 // start 8-byte aligned (`pairs`: C aligned and N even; then col < N implies col + 1 < N), two
 // guarded floats otherwise. A warp's store covers 8 rows x 32 bytes: whole 32-byte sectors.
-__device__ __forceinline__ void store_tile(const float (&acc)[kAccs], float* __restrict__ C, int M,
-                                           int N, int row0, int col0, bool pairs) {
+template <int BN = kBN>
+__device__ __forceinline__ void store_tile(const float (&acc)[WideN<BN>::kAccs],
+                                           float* __restrict__ C, int M, int N, int row0, int col0,
+                                           bool pairs) {
   const int t = threadIdx.x % 128, lane = t % 32;
   const int row = row0 + 16 * (t / 32) + lane / 4;
   const int col = col0 + 2 * (lane % 4);
 #pragma unroll
-  for (int j = 0; j < kBN / 8; ++j) {
+  for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = row + 8 * h, c = col + 8 * j;

@@ -23,13 +23,15 @@
 //   - the order of the tiles is ours to choose: `tile_grouped` (hopper_tiles.cuh) makes the 132
 //     tiles in flight a compact block of C, so the panels of A and B they read are shared in L2.
 // And where C has too few tiles to give every SM one (1024^3: 32 tiles of 128 x 256 for 132 SMs),
-// the launcher splits K as mma_sync_pipelined does (plan_by_waves, common/waves.hpp): a block's
-// work is then a (tile, slice of K) unit, whose sums go to a workspace that reduce_split_k adds
-// up in a fixed order. wgmma_persistent_no_split and wgmma_persistent_splitk force either choice.
+// the launcher counts waves as mma_sync_pipelined does (plan_by_waves, common/waves.hpp) and
+// picks the narrower 128 x 128 tile (wgmma m64n128k16; 6 stages in the same shared memory),
+// split-K, or both. With split-K a block's work is a (tile, slice of K) unit, whose sums go to a
+// workspace that reduce_split_k adds up in a fixed order. wgmma_persistent_no_split,
+// wgmma_persistent_splitk and wgmma_persistent_128x128 force each choice.
 //
 // What changed since wgmma_tma: the roles, two barriers per stage instead of one barrier per K
-// step, setmaxnreg, 384 threads; step 3 adds the tile loop and the tile order. The tiles, the
-// stages, load_stage, mma_stage and store_tile are the same (hopper_tiles.cuh).
+// step, setmaxnreg, 384 threads; step 3 adds the tile loop, the tile order and the second tile.
+// load_stage, mma_stage and store_tile are the same (hopper_tiles.cuh), for either tile width.
 // Preconditions: none (as wgmma_tma: packed operands when rows are not 16-byte aligned; on
 // other GPUs the launchers run mma_sync_pipelined and the table says so).
 // Build and run:  cmake --build build --target 06_warp_tiling
@@ -61,7 +63,8 @@ static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536,
 // The work is `splits` x tiles units: unit u is tile u % tiles over the K steps of slice u / tiles
 // (steps_per_split of them; the last slice may have fewer), summed into C + slice x slice_floats.
 // Without split-K (always in step 2): splits = 1, steps_per_split = all K steps, C itself.
-template <int STAGES, bool PERSISTENT>
+// BN: the block tile's width, 256 or 128 (rows: always 128, 64 per consumer warpgroup).
+template <int STAGES, bool PERSISTENT, int BN>
 __global__ void __launch_bounds__(kWsThreads, 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b, float* __restrict__ C, int M, int N,
@@ -69,9 +72,9 @@ __global__ void __launch_bounds__(kWsThreads, 1)
                     size_t slice_floats) {
 #if GEMM_SM90A_DEVICE
   extern __shared__ unsigned char smem_raw[];
-  const SharedLayout<STAGES> sm(smem_raw);
+  const SharedLayout<STAGES, BN> sm(smem_raw);
   const int wg = threadIdx.x / 128;
-  const int tiles_m = (M + kBM - 1) / kBM, tiles_n = (N + kBN - 1) / kBN;
+  const int tiles_m = (M + kBM - 1) / kBM, tiles_n = (N + BN - 1) / BN;
   const int tiles = tiles_m * tiles_n;
   const int k_steps = (K + kBK - 1) / kBK;
   const int units = tiles * splits;
@@ -106,7 +109,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
           // KEY: wait until the consumers released this stage's previous use. The first use
           // waits for parity 1 of a fresh barrier, which returns at once.
           mbar_wait(sm.empty(s), ((i / STAGES) & 1) ^ 1);
-          load_stage(sm, s, &map_a, &map_b, tile.x * kBM, tile.y * kBN, k * kBK);
+          load_stage(sm, s, &map_a, &map_b, tile.x * kBM, tile.y * BN, k * kBK);
         }
       }
     }
@@ -115,7 +118,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     setmaxnreg_inc<kConsumerRegs>();
     const int cw = wg - 1;  // consumer 0: rows 0-63 of each tile, consumer 1: rows 64-127
     const bool arrives = threadIdx.x % 32 == 0;  // lane 0 of each warp releases stages
-    float acc[kAccs] = {};  // [128]
+    float acc[WideN<BN>::kAccs] = {};  // [128] (BN 256) or [64]
     int i = 0;
     for (int u = blockIdx.x; u < units; u += gridDim.x) {
       const int2 tile = tile_at(u);
@@ -123,15 +126,15 @@ __global__ void __launch_bounds__(kWsThreads, 1)
       for (int k = first; k < end_step(u); ++k, ++i) {
         const int s = i % STAGES;
         mbar_wait(sm.full(s), (i / STAGES) & 1);  // KEY: the stage has landed
-        mma_stage(acc, sm.a(s), sm.b(s), cw, k > first);  // the unit's first step starts at 0
+        mma_stage<BN>(acc, sm.a(s), sm.b(s), cw, k > first);  // a unit's first step starts at 0
         wgmma_wait<1>();  // the wgmmas of step i - 1 have finished reading their stage
         if (k > first && arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // KEY: release it
       }
       wgmma_wait<0>();
       if (arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // the unit's last stage
       fence_accumulators(acc);
-      store_tile(acc, C + (u / tiles) * slice_floats, M, N, tile.x * kBM + 64 * cw, tile.y * kBN,
-                 pairs);
+      store_tile<BN>(acc, C + (u / tiles) * slice_floats, M, N, tile.x * kBM + 64 * cw,
+                     tile.y * BN, pairs);
     }
   }
 #else
@@ -140,10 +143,14 @@ __global__ void __launch_bounds__(kWsThreads, 1)
 }
 
 namespace {
-constexpr int kStages = 4;
-constexpr int kSmemBytes = SharedLayout<kStages>::kBytes;
-constexpr auto kKernelWs = wgmma_ws_kernel<kStages, false>;
-constexpr auto kKernelPersistent = wgmma_ws_kernel<kStages, true>;
+// The kernels: step 2 (one block per tile) and step 3's two tiles. The 128 x 128 tile's stages
+// are half as large, so the same shared memory holds 6 of them instead of 4.
+constexpr int kStages = 4, kStagesNarrow = 6;
+constexpr int kSmemBytes = SharedLayout<kStages>::kBytes;                  // 197696
+constexpr int kSmemNarrow = SharedLayout<kStagesNarrow, 128>::kBytes;      // 197728
+constexpr auto kKernelWs = wgmma_ws_kernel<kStages, false, 256>;
+constexpr auto kKernelPersistent = wgmma_ws_kernel<kStages, true, 256>;
+constexpr auto kKernelNarrow = wgmma_ws_kernel<kStagesNarrow, true, 128>;
 
 bool ready() {
   static const bool ok = [] {
@@ -151,25 +158,56 @@ bool ready() {
     for (auto kernel : {kKernelWs, kKernelPersistent})
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       kSmemBytes));
+    CUDA_CHECK(cudaFuncSetAttribute(kKernelNarrow, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    kSmemNarrow));
     return true;
   }();
   return ok;
 }
 
-// How the persistent kernel cuts the work: its one tile, K split or not. kAuto splits where the
-// waves say so (the same rule as mma_sync_pipelined); kNoSplit and kSplitK force a choice.
-enum class Split { kAuto, kNoSplit, kSplitK };
+// What the persistent launcher runs: chosen by waves (kAuto), or one choice forced.
+enum class Choice { kAuto, kNoSplit, kSplitK, kNarrow };
 
-// The slices of K the persistent kernel runs for this shape (1: no split-K).
-int slices_for(int M, int N, int K, Split split) {
-  // 8 consumer warps (the producer warpgroup issues copies only); one block per SM.
-  const std::vector<TileConfig> tile = {{"128x256", kBM, kBN, kBK, 8, 1, 1.0}};
-  return plan_launch(tile, M, N, K, current_sm_count(), split == Split::kAuto ? kByWaves : 0,
-                     split == Split::kSplitK)
-      .splits;
+// The two tiles for plan_by_waves: 8 consumer warps each (the producer warpgroup only issues
+// copies), one block per SM. `speed` of 128x128: an estimate (its shared memory feeds the tensor
+// cores 1.5 x the bytes per flop of 128x256), which wgmma_persistent_128x128 measures.
+enum Config { kWide = 0, kNarrowTile = 1 };
+const std::vector<TileConfig>& configs() {
+  static const std::vector<TileConfig> list = {
+      {"128x256", kBM, 256, kBK, 8, 1, 1.0, kSplitDepthTensor},
+      {"128x128", kBM, 128, kBK, 8, 1, 0.85, kSplitDepthTensor}};
+  return list;
 }
 
-void launch(bool persistent, Split split, const __half* A, const __half* B, float* C, int M,
+LaunchPlan plan_for(int M, int N, int K, Choice choice) {
+  const int forced = choice == Choice::kAuto ? kByWaves : choice == Choice::kNarrow ? kNarrowTile
+                                                                                    : kWide;
+  return plan_launch(configs(), M, N, K, current_sm_count(), forced,
+                     choice == Choice::kSplitK);  // KEY: counting waves (common/waves.cpp)
+}
+
+// One launch of the BN-wide kernel over `splits` slices of K.
+template <int STAGES, bool PERSISTENT, int BN>
+void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
+         cudaStream_t stream) {
+  const int tiles = ceil_div(M, kBM) * ceil_div(N, BN);
+  const int per_split = k_tiles_per_split(K, kBK, splits);  // K steps per slice
+  // Never a slice without K steps (the plans make none): its unit would arrive on a stage's
+  // `empty` barrier that no copy filled, and the pipeline's phases would drift apart.
+  splits = ceil_div(ceil_div(K, kBK), per_split);
+  const SplitKOutput out(C, M, N, splits, stream);  // C, or this call's workspace
+  const bool pairs = float2_stores_ok(out.data(), N);
+  // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units).
+  const int units = tiles * splits;
+  const int blocks = PERSISTENT ? std::min(units, current_sm_count()) : tiles;
+  constexpr int smem = SharedLayout<STAGES, BN>::kBytes;
+  wgmma_ws_kernel<STAGES, PERSISTENT, BN><<<blocks, kWsThreads, smem, stream>>>(
+      maps.a, maps.b, out.data(), M, N, K, pairs, kGroupM, splits, per_split, out.slice_floats());
+  GEMM_LAUNCH_CHECK();
+  out.reduce(stream);  // KEY: the slices added into C in a fixed order
+}
+
+void launch(bool persistent, Choice choice, const __half* A, const __half* B, float* C, int M,
             int N, int K, cudaStream_t stream) {
   if (!ready()) {  // not Hopper, or not built for sm_90a
     launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
@@ -177,65 +215,62 @@ void launch(bool persistent, Split split, const __half* A, const __half* B, floa
   }
   const AlignedOperands ops(A, B, M, N, K, stream);
   const TensorMaps maps = make_tensor_maps(ops, M, N);
-  const int tiles = ceil_div(M, kBM) * ceil_div(N, kBN);
-  int splits = persistent ? slices_for(M, N, ops.k(), split) : 1;
-  const int per_split = k_tiles_per_split(ops.k(), kBK, splits);  // K steps per slice
-  // Never a slice without K steps (the plans make none): its unit would arrive on a stage's
-  // `empty` barrier that no copy filled, and the pipeline's phases would drift apart.
-  splits = ceil_div(ceil_div(ops.k(), kBK), per_split);
-  const SplitKOutput out(C, M, N, splits, stream);  // C, or this call's workspace
-  const bool pairs = float2_stores_ok(out.data(), N);
-  // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units).
-  const int units = tiles * splits;
-  const int blocks = persistent ? std::min(units, current_sm_count()) : tiles;
-  const auto kernel = persistent ? kKernelPersistent : kKernelWs;
-  kernel<<<blocks, kWsThreads, kSmemBytes, stream>>>(maps.a, maps.b, out.data(), M, N, ops.k(),
-                                                     pairs, kGroupM, splits, per_split,
-                                                     out.slice_floats());
-  GEMM_LAUNCH_CHECK();
-  out.reduce(stream);  // KEY: the slices added into C in a fixed order
+  if (!persistent) {
+    run<kStages, false, 256>(maps, C, M, N, ops.k(), 1, stream);
+    return;
+  }
+  const LaunchPlan plan = plan_for(M, N, ops.k(), choice);
+  if (plan.config == kNarrowTile)
+    run<kStagesNarrow, true, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
+  else
+    run<kStages, true, 256>(maps, C, M, N, ops.k(), plan.splits, stream);
 }
 
-template <Split SPLIT>
+template <Choice CHOICE>
 void launch_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                        cudaStream_t stream) {
-  launch(true, SPLIT, A, B, C, M, N, K, stream);
+  launch(true, CHOICE, A, B, C, M, N, K, stream);
 }
 
-// The note: what ran instead off Hopper (hopper_runs_instead), else how K was cut, when it was.
-template <Split SPLIT>
+// The note: what ran instead off Hopper (hopper_runs_instead); else the plan, where the launcher
+// chose something other than its 128 x 256 tile over all of K.
+template <Choice CHOICE>
 std::string persistent_ran(const void* A, const void* B, const float* C, int M, int N, int K) {
   if (!runs_here()) return hopper_runs_instead(A, B, C, M, N, K);
-  const int splits = slices_for(M, N, K, SPLIT);
-  if (SPLIT == Split::kSplitK && splits == 1) return "ran 128x256: K has 1 step, no split";
-  return SPLIT == Split::kAuto && splits > 1 ? "ran split-K " + std::to_string(splits) : "";
+  const LaunchPlan plan = plan_for(M, N, K, CHOICE);
+  if (CHOICE == Choice::kSplitK && plan.splits == 1) return "ran 128x256: K has 1 step, no split";
+  if (CHOICE != Choice::kAuto || (plan.config == kWide && plan.splits == 1)) return "";
+  return "ran " + plan.describe(configs());
 }
 }  // namespace
 }  // namespace hopper
 
 void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
                                    int K, cudaStream_t stream) {
-  hopper::launch(false, hopper::Split::kNoSplit, A, B, C, M, N, K, stream);
+  hopper::launch(false, hopper::Choice::kNoSplit, A, B, C, M, N, K, stream);
 }
 
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                              cudaStream_t stream) {
-  hopper::launch(true, hopper::Split::kAuto, A, B, C, M, N, K, stream);
+  hopper::launch(true, hopper::Choice::kAuto, A, B, C, M, N, K, stream);
 }
 
 std::vector<Variant> wgmma_persistent_variants() {
-  using hopper::Split;
+  using hopper::Choice;
   return {
       {"wgmma_persistent", nullptr, launch_wgmma_persistent,
-       "+ one block per SM looping over tiles in an L2-friendly order; split-K where the waves "
-       "say so (sm_90a)",
-       hopper::persistent_ran<Split::kAuto>},
-      {"wgmma_persistent_no_split", nullptr, hopper::launch_persistent<Split::kNoSplit>,
-       "wgmma_persistent forced to one slice of K (no split-K)",
-       hopper::persistent_ran<Split::kNoSplit>},
-      {"wgmma_persistent_splitk", nullptr, hopper::launch_persistent<Split::kSplitK>,
-       "wgmma_persistent forced to split-K (at least 2 slices of K)",
-       hopper::persistent_ran<Split::kSplitK>},
+       "+ one block per SM looping over tiles in an L2-friendly order; a narrower tile or "
+       "split-K where the waves say so (sm_90a)",
+       hopper::persistent_ran<Choice::kAuto>},
+      {"wgmma_persistent_no_split", nullptr, hopper::launch_persistent<Choice::kNoSplit>,
+       "wgmma_persistent forced to its 128 x 256 tile over all of K (no split-K)",
+       hopper::persistent_ran<Choice::kNoSplit>},
+      {"wgmma_persistent_splitk", nullptr, hopper::launch_persistent<Choice::kSplitK>,
+       "wgmma_persistent forced to split-K (128 x 256, at least 2 slices of K)",
+       hopper::persistent_ran<Choice::kSplitK>},
+      {"wgmma_persistent_128x128", nullptr, hopper::launch_persistent<Choice::kNarrow>,
+       "wgmma_persistent forced to its 128 x 128 tile (wgmma m64n128k16, 6 stages; no split-K)",
+       hopper::persistent_ran<Choice::kNarrow>},
   };
 }
 
@@ -244,7 +279,9 @@ std::vector<KernelInfo> wgmma_ws_kernels() {
   return {{"wgmma_warp_specialized", reinterpret_cast<const void*>(kKernelWs), kWsThreads,
            kSmemBytes, KernelInfo::kSm90a},
           {"wgmma_persistent", reinterpret_cast<const void*>(kKernelPersistent), kWsThreads,
-           kSmemBytes, KernelInfo::kSm90a}};
+           kSmemBytes, KernelInfo::kSm90a},
+          {"wgmma_persistent 128x128", reinterpret_cast<const void*>(kKernelNarrow), kWsThreads,
+           kSmemNarrow, KernelInfo::kSm90a}};
 }
 
 }  // namespace gemm::warp_tiling

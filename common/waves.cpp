@@ -41,8 +41,9 @@ LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, i
           std::min(1.0, static_cast<double>(sharing * t.warps) / kSchedulersPerSm);
       const double block_work = static_cast<double>(t.bm) * t.bn * per_split;
       const double wave_time = block_work * static_cast<double>(sharing) / (t.speed * busy);
-      const double cost =
-          static_cast<double>(waves) * wave_time * (1.0 + kSplitPenalty * (s - 1));
+      // KEY: what the extra slices cost, in units of the multiplication itself.
+      const double split_cost = s == 1 ? 0.0 : kSplitFixed + (s - 1) * t.split_depth / K;
+      const double cost = static_cast<double>(waves) * wave_time * (1.0 + split_cost);
       if (best.waves == 0 || cost < best_cost) {
         best = {c, s, static_cast<int>(std::min<long long>(waves, 1 << 30))};
         best_cost = cost;

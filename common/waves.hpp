@@ -24,6 +24,8 @@ struct TileConfig {
   int blocks_per_sm;   // resident blocks per SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
   double speed;        // relative throughput of one whole SM running this configuration (the
                        // largest tile 1.0; measured, see the launcher)
+  double split_depth;  // what one more slice of K costs, as a depth of K (kSplitDepthFp32 or
+                       // kSplitDepthTensor below)
 };
 
 // What a launcher will run: which configuration, with how many K slices, in how many waves.
@@ -38,16 +40,24 @@ struct LaunchPlan {
 // s = 1, 2, ... (each slice at least kMinTilesPerSplit K steps deep, s <= kMaxSplits), estimate
 //   waves = ceil(tiles x s / (SMs x blocks_per_sm))
 //   time  ~ waves x (work of one block) x (blocks sharing an SM) / (speed x busy)
-//           x (1 + kSplitPenalty (s - 1))
+//           x (1 + kSplitFixed + (s - 1) x split_depth / K)      (the last factor only if s > 1)
 // and take the smallest. `busy` is the share of the SM's kSchedulersPerSm warp schedulers that the
 // blocks sharing it keep busy: a warp runs on one scheduler, so one block of 2 warps alone on an
-// SM leaves half of them idle. kSplitPenalty stands for the partial sums each extra slice writes
-// and the reduction reads back (M x N floats per slice): a first estimate, which the forced
-// variants (each configuration timed at every shape) are there to check. `max_splits` = 1: no
-// split-K.
+// SM leaves half of them idle. The last factor is what split-K costs. Each extra slice writes
+// M x N partial sums and the reduction reads them back: 8 bytes per element of C, against the
+// 2 K flops that computing the element takes. That costs as much as the multiplication itself
+// when K is about 4 x (flops per second) / (bytes per second): `split_depth`. The tensor cores do
+// about 15 times the FP32 pipe's flops for the same memory, so their split_depth is about 15 times
+// larger: split-K pays off for tensor cores only where K is much deeper. kSplitFixed stands for
+// the second kernel's launch. The constants are fitted to the forced variants (each configuration
+// timed at every shape of the benchmark) on an H200. One cost for both, 5% per slice (about
+// right for FP32 at K = 1024), made 06's launcher split 1024^3 into 4 slices at 40% of cuBLAS,
+// where its 64 x 128 tile alone ran at 65%. `max_splits` = 1: no split-K.
 constexpr int kMinTilesPerSplit = 4;
 constexpr int kMaxSplits = 32;
-constexpr double kSplitPenalty = 0.05;
+constexpr double kSplitFixed = 0.02;
+constexpr double kSplitDepthFp32 = 64;      // chapter 04: FP32 on the CUDA cores
+constexpr double kSplitDepthTensor = 1536;  // chapter 06: fp16 on the tensor cores
 constexpr int kSchedulersPerSm = 4;  // every NVIDIA GPU since Maxwell: 4 SM sub-partitions
 LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
                          int max_splits = kMaxSplits);

@@ -10,9 +10,10 @@ namespace {
 
 // Chapter 06's candidates as an H100 or H200 reports them (132 SMs; blocks per SM from the
 // occupancy API; speeds as in mma_pipelined.cu).
-const std::vector<gemm::TileConfig> kConfigs = {{"128x256", 128, 256, 32, 8, 1, 1.0},
-                                                {"128x128", 128, 128, 32, 4, 2, 0.9},
-                                                {"64x128", 64, 128, 32, 4, 2, 0.75}};
+constexpr double kTensor = gemm::kSplitDepthTensor, kFp32 = gemm::kSplitDepthFp32;
+const std::vector<gemm::TileConfig> kConfigs = {{"128x256", 128, 256, 32, 8, 1, 1.0, kTensor},
+                                                {"128x128", 128, 128, 32, 4, 2, 0.9, kTensor},
+                                                {"64x128", 64, 128, 32, 4, 2, 0.75, kTensor}};
 constexpr int kSms = 132;
 
 }  // namespace
@@ -28,7 +29,7 @@ TEST_CASE("the large tile runs alone wherever it fills the GPU", "[waves]") {
   CHECK(gemm::plan_by_waves(kConfigs, 4096, 4096, 4096, kSms).describe(kConfigs) == "128x256");
 }
 
-TEST_CASE("a small C with a deep K is split, into at most one wave", "[waves]") {
+TEST_CASE("a small C fills the GPU in one wave: a smaller tile, or split-K", "[waves]") {
   for (auto [m, n, k] : std::vector<std::array<int, 3>>{{1024, 1024, 1024}, {512, 512, 16384},
                                                         {16, 4096, 4096}, {128, 4096, 4096}}) {
     const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs, m, n, k, kSms);
@@ -70,9 +71,9 @@ namespace {
 
 // Chapter 04's candidates (fp32; kernel 5 with three block tiles, tiling_2d_shape_aware): warps
 // per block, and blocks per SM as the occupancy API reports them on an H100 or H200.
-const std::vector<gemm::TileConfig> kConfigs04 = {{"128x128", 128, 128, 16, 8, 1, 1.0},
-                                                  {"64x128", 64, 128, 16, 4, 3, 0.9},
-                                                  {"32x128", 32, 128, 16, 2, 4, 0.75}};
+const std::vector<gemm::TileConfig> kConfigs04 = {{"128x128", 128, 128, 16, 8, 1, 1.0, kFp32},
+                                                  {"64x128", 64, 128, 16, 4, 3, 0.9, kFp32},
+                                                  {"32x128", 32, 128, 16, 2, 4, 0.75, kFp32}};
 
 }  // namespace
 
@@ -96,20 +97,20 @@ TEST_CASE("chapter 04: the large tile from 2048 up, split-K at 1024, a thin tile
   };
   CHECK(plan(16, 4096, 4096) == "32x128, split-K 8");
   CHECK(plan(128, 4096, 4096) == "128x128, split-K 4");
-  CHECK(plan(512, 512, 16384) == "64x128, split-K 4");
+  CHECK(plan(512, 512, 16384) == "128x128, split-K 8");
   CHECK(plan(8192, 8192, 128) == "128x128");
 }
 
 TEST_CASE("a block of fewer warps than an SM has schedulers does not fill the SM alone",
           "[waves]") {
   // One block per SM already (132 tiles): without split-K each SM would run 2 warps on its 4
-  // schedulers. Two slices put two blocks, 4 warps, on every SM, for 5% more work.
-  const std::vector<gemm::TileConfig> thin = {{"32x128", 32, 128, 16, 2, 8, 1.0}};
+  // schedulers. Two slices put two blocks, 4 warps, on every SM, for 4% more work.
+  const std::vector<gemm::TileConfig> thin = {{"32x128", 32, 128, 16, 2, 8, 1.0, kFp32}};
   const gemm::LaunchPlan p = gemm::plan_by_waves(thin, 32, 128 * kSms, 4096, kSms);
   CHECK(p.splits == 2);
   CHECK(p.waves == 1);
   // With 4 warps per block, one block per SM is enough: no split.
-  const std::vector<gemm::TileConfig> wide = {{"32x128", 32, 128, 16, 4, 8, 1.0}};
+  const std::vector<gemm::TileConfig> wide = {{"32x128", 32, 128, 16, 4, 8, 1.0, kFp32}};
   CHECK(gemm::plan_by_waves(wide, 32, 128 * kSms, 4096, kSms).splits == 1);
 }
 
@@ -129,10 +130,23 @@ TEST_CASE("a forced plan splits only when asked, and then in at least 2 where K 
     const int per = gemm::k_tiles_per_split(k, 32, p.splits);
     CHECK((k_tiles + per - 1) / per == p.splits);  // every slice holds at least one K step
   }
-  // Where the rule itself splits, the forced plan keeps its count: 1024^3 on the large tile.
-  CHECK(gemm::plan_launch(kConfigs, 1024, 1024, 1024, kSms, 0, true).splits ==
-        gemm::plan_by_waves({large}, 1024, 1024, 1024, kSms).splits);
+  // Where the rule itself splits, the forced plan keeps its count: 512 x 512 x 16384 on the
+  // large tile.
+  CHECK(gemm::plan_by_waves({large}, 512, 512, 16384, kSms).splits > 2);
+  CHECK(gemm::plan_launch(kConfigs, 512, 512, 16384, kSms, 0, true).splits ==
+        gemm::plan_by_waves({large}, 512, 512, 16384, kSms).splits);
   // Not forced: the rule's own choice among all configurations.
   CHECK(gemm::plan_launch(kConfigs, 1024, 1024, 1024, kSms, gemm::kByWaves, false).describe(
             kConfigs) == gemm::plan_by_waves(kConfigs, 1024, 1024, 1024, kSms).describe(kConfigs));
+}
+
+TEST_CASE("split-K costs the tensor cores more than the FP32 pipe: 1024^3", "[waves]") {
+  // The same 64 tiles of 128 x 128, the same 132 SMs. FP32: the partial sums of 2 slices cost
+  // little next to 2 x 1024 flops per element; split-K fills the GPU. Tensor cores: the same
+  // bytes cost as much as the multiplication, so a smaller tile fills the GPU instead.
+  CHECK(gemm::plan_by_waves(kConfigs04, 1024, 1024, 1024, kSms).describe(kConfigs04) ==
+        "128x128, split-K 2");
+  CHECK(gemm::plan_by_waves(kConfigs, 1024, 1024, 1024, kSms).describe(kConfigs) == "64x128");
+  // Deep K makes split-K pay off for the tensor cores too.
+  CHECK(gemm::plan_by_waves(kConfigs, 512, 512, 16384, kSms).splits > 1);
 }
