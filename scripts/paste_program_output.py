@@ -11,7 +11,7 @@ or, for what a run with a flag printed (e.g. `06_warp_tiling --wmma-ceiling`),
 
     <!-- program-output:06_warp_tiling --wmma-ceiling -->
 
-    python3 scripts/paste_program_output.py OUT_DIR/bench.log COMMIT
+    python3 scripts/paste_program_output.py OUT_DIR/bench.log COMMIT [CHAPTER ...]
 
 copies, for each marked chapter, the "kernel resources" lines that the program prints before it
 runs (registers, spills, shared memory, occupancy: all computed for the GPU it ran on), so the
@@ -72,16 +72,19 @@ def section_block(log_lines, header):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     log = pathlib.Path(sys.argv[1]).read_text().splitlines()
     commit = sys.argv[2]
+    only = set(sys.argv[3:])  # a sweep of some chapters only: paste theirs, leave the others
     device = next((l.split(": ", 1)[1].split(" (")[0] for l in log if l.startswith("GPU 0: ")), "?")
     for path in sorted(ROOT.glob("[0-9][0-9]_*/README.md")):
         text = path.read_text()
 
         def fill(m):
             chapter, flag = m.group("chapter"), (m.group("flag") or "").strip()
+            if only and chapter not in only:
+                return m.group(0)
             if flag:
                 block = "\n".join(section_block(log, f"--- {chapter} {flag}"))
             else:

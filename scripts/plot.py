@@ -254,16 +254,23 @@ def waves(rows, out, written):
             skinny.append(s)  # one dimension at most 1/8 of another (4096 x 4096 x 4100 is not)
     fig, axes = plt.subplots(len(pairs), 2, figsize=(12, 4.4 * len(pairs)), squeeze=False)
     for (chapter, aware, fixed, prec), (ax, bx) in zip(pairs, axes):
-        for variant, style, color in ((fixed, "s--", "#888888"), (aware, "o-", "#4c72b0")):
+        # The chapter's headline too, where it is another kernel (06 on Hopper: wgmma_persistent,
+        # which chooses by waves as well), as the tables of results_table.py show it.
+        headline = next(r["variant"] for r in rows if r["chapter"] == chapter and "@" not in r["variant"])
+        series = [(fixed, "s--", "#888888"), (aware, "o-", "#4c72b0")]
+        if headline not in (aware, fixed):
+            series.append((headline, "^-", "#55a868"))
+        for variant, style, color in series:
             pts = [(s, variant_row(rows, chapter, variant, (s,) * 3)) for s in sizes]
             pts = [(s, float(r["gflops"]) / 1000, r["note"]) for s, r in pts if r]
             if not pts:
                 continue
             ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=color, label=variant)
-            if variant == aware:  # what the launcher chose, at each size
+            if variant != fixed:  # what the launcher chose, at each size
                 for x, y, note in pts:
                     ax.annotate(note.replace("ran ", ""), (x, y), textcoords="offset points",
-                                xytext=(0, -12), ha="center", fontsize=6, color=color)
+                                xytext=(0, -12 if variant == aware else 6), ha="center",
+                                fontsize=6, color=color)
         text, color, style = CUBLAS[prec]
         pts = [(s, baseline(rows, prec, (s,) * 3)) for s in sizes]
         pts = [(s, g / 1000) for s, g in pts if g]
@@ -276,24 +283,27 @@ def waves(rows, out, written):
         ax.set_title(f"{chapter[:2]}: one fixed tile against a choice by waves")
         ax.legend(fontsize=7)
         ax.grid(True, alpha=0.3)
-        width = 0.38
-        for i, (variant, color) in enumerate(((fixed, "#888888"), (aware, "#4c72b0"))):
+        width = 0.78 / len(series)
+        top = 0
+        for i, (variant, _, color) in enumerate(series):
             vals, notes = [], []
             for s in skinny:
                 r = variant_row(rows, chapter, variant, s)
                 vals.append(max(float(r["pct_of_cublas"]), 0) if r else 0)
-                notes.append(r["note"].replace("ran ", "") if r and variant == aware else "")
+                notes.append(r["note"].replace("ran ", "") if r and variant != fixed else "")
+            top = max([top] + vals)
             xs = [j + i * width for j in range(len(skinny))]
             bx.bar(xs, vals, width, color=color, label=variant)
             for x, v, n in zip(xs, vals, notes):
                 if n:
                     bx.annotate(n, (x, v), textcoords="offset points", xytext=(0, 2), ha="center",
                                 fontsize=6, rotation=90)
-        bx.set_xticks([j + width / 2 for j in range(len(skinny))],
+        bx.set_ylim(0, top * 1.35 + 1)  # room for the notes above the bars
+        bx.set_xticks([j + width * (len(series) - 1) / 2 for j in range(len(skinny))],
                       ["x".join(map(str, s)) for s in skinny], fontsize=7, rotation=20)
         bx.set_ylabel("% of cuBLAS")
         bx.set_title(f"{chapter[:2]}: skinny shapes (M x N x K)")
-        bx.legend(fontsize=7)
+        bx.legend(fontsize=7, loc="upper left")
     save(fig, out, "waves.png", written)
     return True
 
@@ -515,7 +525,9 @@ def main():
     shapes(rows, out, written)
     if not waves(rows, out, written):  # not an error: a results.csv from before the launchers
         print("plot.py: no shape-aware launcher in this results.csv; waves.png not drawn")
-    if machine:
+    # machine.csv may hold only 06's tensor ceilings (a sweep without machine_probe): the roofline
+    # needs the measured bandwidths, and the latency figure the probe's latencies.
+    if machine_value(machine, "DRAM", "read bandwidth") and machine_value(machine, "L2", "read bandwidth"):
         roofline(rows, machine, profile, out, written)
         latency(machine, out, written)
     else:

@@ -308,7 +308,10 @@ def waves_table(rows, chapter):
             continue
         pct = float(a["pct_of_cublas"])
         cublas = f"{100 * float(a['gflops']) / pct:,.0f}" if pct > 0 else "-"
-        cells = [fmt_pct(r["pct_of_cublas"]) if r else "-" for r in (row(v, shape) for v in extra)]
+        # The headline's % of cuBLAS, with what it ran where it chose something (its note).
+        cells = [fmt_pct(r["pct_of_cublas"]) + (f" ({r['note'].replace('ran ', '')})"
+                                                if r.get("note") else "") if r else "-"
+                 for r in (row(v, shape) for v in extra)]
         lines.append(f"| {' x '.join(map(str, shape))} | {cublas} | "
                      f"{fmt_pct(f['pct_of_cublas']) if f else '-'} | {fmt_pct(a['pct_of_cublas'])} | "
                      f"{a.get('note', '').replace('ran ', '') or '-'} |" + "".join(f" {c} |" for c in cells))
