@@ -160,13 +160,16 @@ def gpus(sets, out, written):
         x = [j + (i - (len(sets) - 1) / 2) * width for j in range(len(chapters))]
         tflops = [float(h["gflops"]) / 1000 if h else 0 for h in heads]
         pct = [max(float(h["pct_of_cublas"]), 0) if h else 0 for h in heads]
-        ax_t.bar(x, tflops, width, label=device)
-        bars = ax_p.bar(x, pct, width, label=device)
+        # Each GPU's results may come from another commit: the legend says which.
+        commits = sorted({h["commit"] for h in heads if h})
+        name = f"{device} (commit {', '.join(commits)})"
+        ax_t.bar(x, tflops, width, label=name)
+        bars = ax_p.bar(x, pct, width, label=name)
         ax_p.bar_label(bars, labels=[f"{p:.0f}" if p else "" for p in pct], fontsize=6)
     # The headline is the fastest kernel that runs on each GPU, so it may differ between them.
     names = [sorted({h["variant"] for rows in sets.values() if (h := headline(rows, c, sq))})
              for c in chapters]
-    ticks = [f"{c[:2]} {label(c)}\n{' / '.join(n)}" for c, n in zip(chapters, names)]
+    ticks = [f"{c[:2]} {label(c)}\n" + "\n".join(n) for c, n in zip(chapters, names)]
     for ax in (ax_t, ax_p):
         ax.set_xticks(range(len(chapters)), ticks, fontsize=6)
     ax_t.set_yscale("log")
