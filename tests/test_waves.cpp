@@ -13,7 +13,7 @@ namespace {
 constexpr double kTensor = gemm::kSplitDepthTensor, kFp32 = gemm::kSplitDepthFp32;
 const std::vector<gemm::TileConfig> kConfigs = {{"128x256", 128, 256, 32, 8, 1, 1.0, kTensor},
                                                 {"128x128", 128, 128, 32, 4, 2, 0.9, kTensor},
-                                                {"64x128", 64, 128, 32, 4, 2, 0.75, kTensor}};
+                                                {"64x128", 64, 128, 32, 4, 2, 0.55, kTensor}};
 constexpr int kSms = 132;
 
 }  // namespace
