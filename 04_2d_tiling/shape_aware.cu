@@ -52,6 +52,8 @@ struct Tiles {
   static constexpr int kThreads = WarpTile<BM, BN, kWM, kWN, kTM, kTN>::kThreads;
   static constexpr auto kKernel =
       tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, kWN, kTM, kTN, kPad, VEC, MIN_BLOCKS>;
+  static constexpr auto kKernelSplit =  // the same, over one slice of K per blockIdx.z
+      tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, kWN, kTM, kTN, kPad, VEC, MIN_BLOCKS, true>;
 };
 // The float4 path: BK = 16, as kernel 5. MIN_BLOCKS caps no register count here (65536 / (blocks
 // x threads) >= 256 in each); the occupancy API says how many blocks really fit.
@@ -111,8 +113,9 @@ void launch_tiles(const float* A, const float* B, float* C, int M, int N, int K,
   const int per_split = k_tiles_per_split(K, S::kBK, splits);  // K steps per slice (last: fewer)
   const SplitKOutput out(C, M, N, splits, stream);  // KEY: C, or this call's workspace
   const dim3 grid(ceil_div(N, S::kBN), ceil_div(M, S::kBM), splits);  // KEY: z = the K slice
-  S::kKernel<<<grid, S::kThreads, 0, stream>>>(A, B, out.data(), M, N, K, per_split,
-                                               out.slice_floats());
+  const auto kernel = splits > 1 ? S::kKernelSplit : S::kKernel;
+  kernel<<<grid, S::kThreads, 0, stream>>>(A, B, out.data(), M, N, K, per_split,
+                                           out.slice_floats());
   GEMM_LAUNCH_CHECK();
   out.reduce(stream);  // KEY: the slices added into C in a fixed order
 }

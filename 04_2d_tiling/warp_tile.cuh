@@ -110,9 +110,12 @@ __device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
 // 4-byte loads per tile instead of 4 float4s, and 8 warps cannot hide them. With the float4 path's
 // sizes it ran at 4093^3 at 73% of the float4 path's 4096^3 speed; with BK = 8 and two blocks per
 // SM (16 warps), at 98% of its own float4 twin's. So each path gets its own sizes (launchers).
+// SPLIT: compiled for split-K (tiling_2d_shape_aware) or not. Without it, the K-slice arithmetic
+// is compiled out: at the scalar path's cap of 128 registers, that arithmetic alone made the
+// kernel spill and cost it 10% at 4093^3 on the H200 (83.8% of its 4096^3 speed instead of 93%).
 // -------------------------------------------------------------------------------------------------
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int PAD, bool VEC,
-          int MIN_BLOCKS>
+          int MIN_BLOCKS, bool SPLIT = false>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)  // KEY: see below
     tiling_2d_double_buffer_kernel(const float* __restrict__ A, const float* __restrict__ B,
                                    float* __restrict__ C, int M, int N, int K,
@@ -129,10 +132,11 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)  // KE
   const int col0 = Warp::col0();
   const int block_row = blockIdx.y * BM;
   const int block_col = blockIdx.x * BN;
-  // Which K steps: all of them (gridDim.z = 1), or, with split-K (tiling_2d_shape_aware), slice
-  // blockIdx.z of them, whose sums go to slice blockIdx.z of the launcher's workspace.
-  const int k_begin = blockIdx.z * steps_per_split * BK;
-  const int tiles = min((K - k_begin + BK - 1) / BK, steps_per_split);  // the last zero-filled
+  // Which K steps: all of them, or, with split-K (tiling_2d_shape_aware), slice blockIdx.z of
+  // them, whose sums go to slice blockIdx.z of the launcher's workspace.
+  const int k_begin = SPLIT ? blockIdx.z * steps_per_split * BK : 0;
+  const int tiles = SPLIT ? min((K - k_begin + BK - 1) / BK, steps_per_split)  // the last: fewer
+                          : (K + BK - 1) / BK;  // the last zero-filled
 
   float acc[TM][TN] = {};             // [TM][TN]
   float4 a_chunks[AMap::kPerThread];  // [BM*BK/4/THREADS]  the next A tile, in flight
@@ -159,7 +163,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)  // KE
     }
     __syncthreads();  // KEY: the one barrier per K step (see the comment above the kernel)
   }
-  float* __restrict__ out = C + blockIdx.z * slice_floats;  // C, or this slice's partial sums
+  float* __restrict__ out = SPLIT ? C + blockIdx.z * slice_floats : C;  // C, or the slice's sums
   store_acc<VEC, Warp::kStrideM, Warp::kStrideN>(out, M, N, block_row + row0, block_col + col0,
                                                   acc);
 }
