@@ -96,7 +96,8 @@ def table(rows, key):
                 and r["precision"] == mine[0]["precision"] and at_size(r)]
         # The cuBLAS row of the chapter's own process: the last one before the chapter's rows (a
         # CSV may hold several runs; each program writes its baseline first).
-        before = [r for r in base if rows.index(r) < rows.index(mine[0])]
+        at = {id(r): i for i, r in enumerate(rows)}  # each row's place in the file
+        before = [r for r in base if at[id(r)] < at[id(mine[0])]]
         shown = (before or base)[-1:] + mine
     first = shown[0]
     clock = f", SM clock {first['sm_clock_mhz']} MHz" if first["sm_clock_mhz"] != "0" else ""
