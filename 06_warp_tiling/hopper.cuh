@@ -12,9 +12,11 @@ namespace gemm::warp_tiling::hopper {
 
 // The tiles of every Hopper kernel, chosen once here (hopper.md, "The tiles"):
 //   block tile 128 x 256, a K step of 64 halves (128 bytes: one row of the 128-byte swizzle);
-//   A arrives as one TMA box of 64 (k) x 128 (rows), B as four boxes of 64 (columns) x 64 (k),
-//   since a 128-byte-swizzled box is at most 128 bytes wide.
+//   A arrives as two TMA boxes of 64 (k) x 64 (rows), B as four boxes of 64 (columns) x 64 (k),
+//   since a 128-byte-swizzled box is at most 128 bytes wide. (A's boxes could be 128 rows; 64
+//   lets wgmma_persistent's 64 x 128 tile use the same tensor map.)
 constexpr int kBM = 128, kBN = 256, kBK = 64;
+constexpr int kBoxM = 64;                                 // rows of A per TMA box
 constexpr int kBoxN = 64;                                 // columns of B per TMA box
 constexpr int kStageABytes = kBM * kBK * 2;               // 16384
 constexpr int kStageBBytes = kBK * kBN * 2;               // 32768

@@ -97,7 +97,7 @@ std::string why_not() {
 
 TensorMaps make_tensor_maps(const AlignedOperands& ops, int M, int N) {
   // The operands' rows start at 16-byte boundaries (packed if they did not), as TMA requires.
-  return {tensor_map_2d(ops.a(), M, ops.k(), ops.k(), kBK, kBM),       // A: boxes 64 x 128
+  return {tensor_map_2d(ops.a(), M, ops.k(), ops.k(), kBK, kBoxM),     // A: boxes 64 x 64
           tensor_map_2d(ops.b(), ops.k(), N, ops.ldb(), kBoxN, kBK)};  // B: boxes 64 x 64
 }
 

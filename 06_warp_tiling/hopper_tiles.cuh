@@ -5,8 +5,9 @@
 //   mma_stage      one K step of a warpgroup's 64 x BN tile: 4 wgmma m64nBNk16
 //   store_tile     a warpgroup's accumulators -> C, guarded
 //   tile order     which tile of C a block computes next
-// Each piece takes the block tile's width BN: 256 (every Hopper kernel), or 128 (the second tile
-// of wgmma_persistent, for C too small to give every SM a 128 x 256 tile).
+// Each piece takes the block tile's size BM x BN: 128 x 256 (every Hopper kernel), or the smaller
+// tiles of wgmma_persistent, for C too small to give every SM a 128 x 256 tile. A warpgroup's
+// 64 x BN accumulators are BN / 2 floats per thread (64 x BN over its 128 threads).
 #pragma once
 
 #include <cstdint>
@@ -17,29 +18,39 @@
 
 namespace gemm::warp_tiling::hopper {
 
+constexpr int kBoxABytes = kBoxM * kBK * 2;  // 8192: one 64 x 64 box of A
 constexpr int kBoxBBytes = kBK * kBoxN * 2;  // 8192: one 64 x 64 box of B
 
-// The sizes that depend on BN.
-template <int BN>
-struct WideN {
+// The sizes that depend on the block tile BM x BN. Each consumer warpgroup computes 64 rows of it
+// with wgmma m64nBNk16, so BM / 64 warpgroups compute; the tiles the launchers use:
+//   128 x 256   every Hopper kernel (2 consumers, wgmma m64n256k16)
+//   128 x 128   wgmma_persistent, C with fewer tiles (2 consumers, m64n128k16)
+//    64 x 128   wgmma_persistent, C with fewer tiles still (1 consumer, m64n128k16)
+template <int BM, int BN>
+struct TileShape {
+  static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of 64 rows");
   static_assert(BN == 128 || BN == 256, "wgmma_m64n128k16 and wgmma_m64n256k16 are wrapped");
+  static constexpr int kConsumers = BM / 64;                       // computing warpgroups
+  static constexpr int kStageABytes = BM * kBK * 2;                // 16384 (BM 128), 8192
   static constexpr int kStageBBytes = kBK * BN * 2;                // 32768 (BN 256), 16384
   static constexpr int kStageBytes = kStageABytes + kStageBBytes;  // the TMA bytes of a K step
-  static constexpr int kAccs = 64 * BN / 128;  // fp32 accumulators per thread: 128 (BN 256), 64
+  static constexpr int kAccs = BN / 2;  // fp32 accumulators per thread: 128 (BN 256), 64
 };
-constexpr int kAccs = WideN<kBN>::kAccs;  // 128
+constexpr int kAccs = TileShape<kBM, kBN>::kAccs;  // 128
 
-// Shared memory of a kernel with STAGES stages:
-//   [STAGES][128 rows][64 k] A    each row 128 bytes, 128-byte swizzled by TMA
+// Shared memory of a kernel with STAGES stages of a BM x BN tile:
+//   [STAGES][BM rows][64 k] A    each row 128 bytes, 128-byte swizzled by TMA (BM / 64 boxes)
 //   [STAGES][BN / 64 boxes][64 k][64 n] B    each k-row of a box 128 bytes, 128-byte swizzled
 //   full[STAGES], empty[STAGES]   8-byte mbarriers
 // The 128-byte swizzle repeats every 1024 bytes, and wgmma's descriptors assume a tile starts at
 // such a boundary (base offset 0): the stages start at the first 1024-byte boundary of the
-// dynamic shared memory (the launch asks for 1 KB more than the stages need).
-template <int STAGES, int BN = kBN>
+// dynamic shared memory (the launch asks for 1 KB more than the stages need). Two A boxes of 64
+// rows, one after the other, are the same bytes as one box of 128 rows would be.
+template <int STAGES, int BM = kBM, int BN = kBN>
 struct SharedLayout {
-  static constexpr int kStageBBytes = WideN<BN>::kStageBBytes;
-  static constexpr int kStageBytes = WideN<BN>::kStageBytes;
+  static constexpr int kStageABytes = TileShape<BM, BN>::kStageABytes;
+  static constexpr int kStageBBytes = TileShape<BM, BN>::kStageBBytes;
+  static constexpr int kStageBytes = TileShape<BM, BN>::kStageBytes;
   static constexpr int kBytes = 1024 + STAGES * kStageBytes + 2 * STAGES * 8;
   uint32_t base;  // shared-window address, a multiple of 1024
   __device__ explicit SharedLayout(unsigned char* raw)
@@ -52,15 +63,17 @@ struct SharedLayout {
   __device__ uint32_t empty(int s) const { return full(STAGES) + 8 * s; }
 };
 
-// One K step into stage s: the A box (rows m0.., k k0..) and the BN / 64 B boxes (k k0..,
-// columns n0 + 64 b ..), all counted into full(s). Executed by a single thread.
-template <int STAGES, int BN>
-__device__ __forceinline__ void load_stage(const SharedLayout<STAGES, BN>& sm, int s,
+// One K step into stage s: the BM / 64 A boxes (rows m0 + 64 a .., k k0..) and the BN / 64 B
+// boxes (k k0.., columns n0 + 64 b ..), all counted into full(s). Executed by a single thread.
+template <int STAGES, int BM, int BN>
+__device__ __forceinline__ void load_stage(const SharedLayout<STAGES, BM, BN>& sm, int s,
                                            const CUtensorMap* map_a, const CUtensorMap* map_b,
                                            int m0, int n0, int k0) {
-  // KEY: the bytes that complete this phase (49152 with BN 256)
-  mbar_arrive_expect_tx(sm.full(s), SharedLayout<STAGES, BN>::kStageBytes);
-  tma_load_2d(sm.a(s), map_a, k0, m0, sm.full(s));
+  // KEY: the bytes that complete this phase (49152 for 128 x 256)
+  mbar_arrive_expect_tx(sm.full(s), SharedLayout<STAGES, BM, BN>::kStageBytes);
+#pragma unroll
+  for (int a = 0; a < BM / kBoxM; ++a)
+    tma_load_2d(sm.a(s) + a * kBoxABytes, map_a, k0, m0 + a * kBoxM, sm.full(s));
 #pragma unroll
   for (int b = 0; b < BN / kBoxN; ++b)
     tma_load_2d(sm.b(s) + b * kBoxBBytes, map_b, n0 + b * kBoxN, k0, sm.full(s));
@@ -76,7 +89,7 @@ __device__ __forceinline__ void load_stage(const SharedLayout<STAGES, BN>& sm, i
 //   B, N-major: 8-k groups 1024 bytes apart (SBO), 64-column boxes 8192 apart (LBO); the k16
 //     slice kk starts at k-row 16 kk: 2048 kk bytes.
 template <int BN = kBN>
-__device__ __forceinline__ void mma_stage(float (&acc)[WideN<BN>::kAccs], uint32_t a_stage,
+__device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], uint32_t a_stage,
                                           uint32_t b_stage, int wg, bool accumulate) {
   wgmma_fence();  // KEY: order this thread's earlier accumulator accesses before the wgmmas
 #pragma unroll
@@ -96,7 +109,7 @@ __device__ __forceinline__ void mma_stage(float (&acc)[WideN<BN>::kAccs], uint32
 // start 8-byte aligned (`pairs`: C aligned and N even; then col < N implies col + 1 < N), two
 // guarded floats otherwise. A warp's store covers 8 rows x 32 bytes: whole 32-byte sectors.
 template <int BN = kBN>
-__device__ __forceinline__ void store_tile(const float (&acc)[WideN<BN>::kAccs],
+__device__ __forceinline__ void store_tile(const float (&acc)[BN / 2],
                                            float* __restrict__ C, int M, int N, int row0, int col0,
                                            bool pairs) {
   const int t = threadIdx.x % 128, lane = t % 32;

@@ -24,14 +24,14 @@
 //     tiles in flight a compact block of C, so the panels of A and B they read are shared in L2.
 // And where C has too few tiles to give every SM one (1024^3: 32 tiles of 128 x 256 for 132 SMs),
 // the launcher counts waves as mma_sync_pipelined does (plan_by_waves, common/waves.hpp) and
-// picks the narrower 128 x 128 tile (wgmma m64n128k16; 6 stages in the same shared memory),
-// split-K, or both. With split-K a block's work is a (tile, slice of K) unit, whose sums go to a
-// workspace that reduce_split_k adds up in a fixed order. wgmma_persistent_no_split,
-// wgmma_persistent_splitk and wgmma_persistent_128x128 force each choice.
+// picks a smaller tile: 128 x 128 (wgmma m64n128k16; 6 stages in the same shared memory) or
+// 64 x 128 (one consumer warpgroup; 8 stages), split-K, or both. With split-K a block's work is a
+// (tile, slice of K) unit, whose sums go to a workspace that reduce_split_k adds up in a fixed
+// order. wgmma_persistent_no_split, _splitk, _128x128 and _64x128 force each choice.
 //
 // What changed since wgmma_tma: the roles, two barriers per stage instead of one barrier per K
-// step, setmaxnreg, 384 threads; step 3 adds the tile loop, the tile order and the second tile.
-// load_stage, mma_stage and store_tile are the same (hopper_tiles.cuh), for either tile width.
+// step, setmaxnreg, 384 threads; step 3 adds the tile loop, the tile order and the smaller tiles.
+// load_stage, mma_stage and store_tile are the same (hopper_tiles.cuh), for every tile size.
 // Preconditions: none (as wgmma_tma: packed operands when rows are not 16-byte aligned; on
 // other GPUs the launchers run mma_sync_pipelined and the table says so).
 // Build and run:  cmake --build build --target 06_warp_tiling
@@ -52,8 +52,10 @@
 namespace gemm::warp_tiling {
 namespace hopper {
 
-constexpr int kWsThreads = 384;             // 3 warpgroups: 1 producer, 2 consumers
-constexpr int kConsumerWarps = 8;           // arrivals that complete an `empty` phase
+// Threads of a block: the producer warpgroup, and BM / 64 consumer warpgroups (64 rows each).
+template <int BM>
+constexpr int ws_threads() { return 128 * (1 + BM / 64); }
+constexpr int kWsThreads = ws_threads<kBM>();  // 384: 1 producer, 2 consumers
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536,
               "kProducerRegs and kConsumerRegs must fit the SM's 65536 registers");
@@ -63,18 +65,19 @@ static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536,
 // The work is `splits` x tiles units: unit u is tile u % tiles over the K steps of slice u / tiles
 // (steps_per_split of them; the last slice may have fewer), summed into C + slice x slice_floats.
 // Without split-K (always in step 2): splits = 1, steps_per_split = all K steps, C itself.
-// BN: the block tile's width, 256 or 128 (rows: always 128, 64 per consumer warpgroup).
-template <int STAGES, bool PERSISTENT, int BN>
-__global__ void __launch_bounds__(kWsThreads, 1)
+// BM x BN: the block tile, 128 x 256, 128 x 128 or 64 x 128 (64 rows per consumer warpgroup).
+template <int STAGES, bool PERSISTENT, int BM, int BN>
+__global__ void __launch_bounds__(ws_threads<BM>(), 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b, float* __restrict__ C, int M, int N,
                     int K, bool pairs, int group_m, int splits, int steps_per_split,
                     size_t slice_floats) {
 #if GEMM_SM90A_DEVICE
   extern __shared__ unsigned char smem_raw[];
-  const SharedLayout<STAGES, BN> sm(smem_raw);
+  constexpr int kConsumerWarps = 4 * (BM / 64);  // arrivals that complete an `empty` phase
+  const SharedLayout<STAGES, BM, BN> sm(smem_raw);
   const int wg = threadIdx.x / 128;
-  const int tiles_m = (M + kBM - 1) / kBM, tiles_n = (N + BN - 1) / BN;
+  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   const int tiles = tiles_m * tiles_n;
   const int k_steps = (K + kBK - 1) / kBK;
   const int units = tiles * splits;
@@ -99,7 +102,9 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   // across units) uses stage i % STAGES, for the (i / STAGES)-th time.
   if (wg == 0) {
     // ---- The producer -------------------------------------------------------------------------
-    setmaxnreg_dec<kProducerRegs>();  // KEY: every thread of the warpgroup, before the branch
+    // KEY: every thread of the warpgroup, before the branch. (With one consumer warpgroup,
+    // BM = 64, its 64 accumulators fit in the 255 registers every thread starts with.)
+    if constexpr (BM == 128) setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       int i = 0;
       for (int u = blockIdx.x; u < units; u += gridDim.x) {
@@ -109,16 +114,16 @@ __global__ void __launch_bounds__(kWsThreads, 1)
           // KEY: wait until the consumers released this stage's previous use. The first use
           // waits for parity 1 of a fresh barrier, which returns at once.
           mbar_wait(sm.empty(s), ((i / STAGES) & 1) ^ 1);
-          load_stage(sm, s, &map_a, &map_b, tile.x * kBM, tile.y * BN, k * kBK);
+          load_stage(sm, s, &map_a, &map_b, tile.x * BM, tile.y * BN, k * kBK);
         }
       }
     }
   } else {
     // ---- The consumers ------------------------------------------------------------------------
-    setmaxnreg_inc<kConsumerRegs>();
+    if constexpr (BM == 128) setmaxnreg_inc<kConsumerRegs>();
     const int cw = wg - 1;  // consumer 0: rows 0-63 of each tile, consumer 1: rows 64-127
     const bool arrives = threadIdx.x % 32 == 0;  // lane 0 of each warp releases stages
-    float acc[WideN<BN>::kAccs] = {};  // [128] (BN 256) or [64]
+    float acc[BN / 2] = {};  // [128] (BN 256) or [64]
     int i = 0;
     for (int u = blockIdx.x; u < units; u += gridDim.x) {
       const int2 tile = tile_at(u);
@@ -133,7 +138,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
       wgmma_wait<0>();
       if (arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // the unit's last stage
       fence_accumulators(acc);
-      store_tile<BN>(acc, C + (u / tiles) * slice_floats, M, N, tile.x * kBM + 64 * cw,
+      store_tile<BN>(acc, C + (u / tiles) * slice_floats, M, N, tile.x * BM + 64 * cw,
                      tile.y * BN, pairs);
     }
   }
@@ -143,56 +148,78 @@ __global__ void __launch_bounds__(kWsThreads, 1)
 }
 
 namespace {
-// The kernels: step 2 (one block per tile) and step 3's two tiles. The 128 x 128 tile's stages
-// are half as large, so the same shared memory holds 6 of them instead of 4.
-constexpr int kStages = 4, kStagesNarrow = 6;
-constexpr int kSmemBytes = SharedLayout<kStages>::kBytes;                  // 197696
-constexpr int kSmemNarrow = SharedLayout<kStagesNarrow, 128>::kBytes;      // 197728
-constexpr auto kKernelWs = wgmma_ws_kernel<kStages, false, 256>;
-constexpr auto kKernelPersistent = wgmma_ws_kernel<kStages, true, 256>;
-constexpr auto kKernelNarrow = wgmma_ws_kernel<kStagesNarrow, true, 128>;
+// The kernels: step 2 (one block per tile) and step 3's three tiles. Every tile gets as many
+// stages as fit in the same shared memory: a 128 x 128 stage is 2/3 the bytes of a 128 x 256
+// one, a 64 x 128 stage half of that.
+constexpr int kStages = 4, kStagesNarrow = 6, kStagesShort = 8;
+constexpr int kSmemBytes = SharedLayout<kStages>::kBytes;                      // 197696
+constexpr int kSmemNarrow = SharedLayout<kStagesNarrow, 128, 128>::kBytes;     // 197728
+constexpr int kSmemShort = SharedLayout<kStagesShort, 64, 128>::kBytes;        // 197760
+constexpr auto kKernelWs = wgmma_ws_kernel<kStages, false, 128, 256>;
+constexpr auto kKernelPersistent = wgmma_ws_kernel<kStages, true, 128, 256>;
+constexpr auto kKernelNarrow = wgmma_ws_kernel<kStagesNarrow, true, 128, 128>;
+constexpr auto kKernelShort = wgmma_ws_kernel<kStagesShort, true, 64, 128>;
 
 bool ready() {
   static const bool ok = [] {
     if (!runs_here()) return false;
-    for (auto kernel : {kKernelWs, kKernelPersistent})
-      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      kSmemBytes));
-    CUDA_CHECK(cudaFuncSetAttribute(kKernelNarrow, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemNarrow));
+    auto allow = [](auto kernel, int bytes) {
+      CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    };
+    allow(kKernelWs, kSmemBytes);
+    allow(kKernelPersistent, kSmemBytes);
+    allow(kKernelNarrow, kSmemNarrow);
+    allow(kKernelShort, kSmemShort);
     return true;
   }();
   return ok;
 }
 
-// What the persistent launcher runs: chosen by waves (kAuto), or one choice forced.
-enum class Choice { kAuto, kNoSplit, kSplitK, kNarrow };
-
-// The two tiles for plan_by_waves: 8 consumer warps each (the producer warpgroup only issues
-// copies), one block per SM. `speed` of 128x128: its shared memory feeds the tensor cores 1.33 x
-// the bytes per flop of 128x256; wgmma_persistent_128x128 measured 85.0% of cuBLAS at 4096^3 on
-// an H200, against 96.0% for 128x256: 0.88. (The plans of the benchmark's shapes are the same
-// for any value from 0.8 to 0.9.)
-enum Config { kWide = 0, kNarrowTile = 1 };
+// The tiles for plan_by_waves, one block per SM each; `warps` counts the consumer warps (the
+// producer warpgroup only issues copies). `speed`, from each tile forced on its own on an H200:
+//   128x128: 85.0% of cuBLAS at 4096^3, against 96.0% for 128x256: 0.88. Its shared memory
+//     feeds the tensor cores 1.33 x the bytes per flop of 128x256.
+//   64x128: 1.5 x 128x128's bytes per flop, and one warpgroup to issue its wgmmas. 69.1% against
+//     95.7% at 4096^3 (0.72), but where both fill the GPU with one wave, the 64x128 tile in 4
+//     slices (84.7%) lost to 128x128 in 8 (91.4%, 512 x 512 x 16384), which asks for less than
+//     0.68; 128 x 4096 x 4096 (64x128 in 2 slices, 82.0%, against 128x128 in 4, 66.8% without)
+//     asks for more than 0.57. 0.65 picks the faster of the two on every shape measured.
+//     And 64x128 is a candidate only where the rows of A and B are whole 128-byte lines (K and
+//     the row length of B multiples of 64 halves): at 1000^3 (rows of 2000 bytes, so most
+//     128-byte rows of a TMA box straddle two lines), it took 14.2 us against 9.9 us at 1024^3,
+//     slower than 128x128 there (12.6 us), which lost only 7% to its own 1024^3.
+enum Config { kWide = 0, kNarrowTile = 1, kShortTile = 2 };
 const std::vector<TileConfig>& configs() {
   static const std::vector<TileConfig> list = {
-      {"128x256", kBM, 256, kBK, 8, 1, 1.0, kSplitDepthTensor},
-      {"128x128", kBM, 128, kBK, 8, 1, 0.88, kSplitDepthTensor}};
+      {"128x256", 128, 256, kBK, 8, 1, 1.0, kSplitDepthTensor},
+      {"128x128", 128, 128, kBK, 8, 1, 0.88, kSplitDepthTensor},
+      {"64x128", 64, 128, kBK, 4, 1, 0.65, kSplitDepthTensor}};
   return list;
 }
 
-LaunchPlan plan_for(int M, int N, int K, Choice choice) {
-  const int forced = choice == Choice::kAuto ? kByWaves : choice == Choice::kNarrow ? kNarrowTile
-                                                                                    : kWide;
-  return plan_launch(configs(), M, N, K, current_sm_count(), forced,
-                     choice == Choice::kSplitK);  // KEY: counting waves (common/waves.cpp)
+// What the persistent launcher runs: chosen by waves (kAuto), or one choice forced.
+enum class Choice { kAuto, kNoSplit, kSplitK, kNarrow, kShort };
+
+// k and ldb: the rows of A and B as the kernel reads them (AlignedOperands, after any packing).
+LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
+  int forced = kByWaves;
+  if (choice == Choice::kNoSplit || choice == Choice::kSplitK) forced = kWide;
+  if (choice == Choice::kNarrow) forced = kNarrowTile;
+  if (choice == Choice::kShort) forced = kShortTile;
+  const std::vector<TileConfig>& all = configs();
+  const bool whole_lines = k % 64 == 0 && ldb % 64 == 0;  // rows of 128-byte multiples
+  if (forced != kByWaves || whole_lines)  // KEY: counting waves (common/waves.cpp)
+    return plan_launch(all, M, N, k, current_sm_count(), forced, choice == Choice::kSplitK);
+  const std::vector<TileConfig> without_64x128(all.begin(), all.begin() + kShortTile);
+  return plan_launch(without_64x128, M, N, k, current_sm_count(), forced, false);
 }
 
-// One launch of the BN-wide kernel over `splits` slices of K.
-template <int STAGES, bool PERSISTENT, int BN>
+// One launch of the BM x BN kernel over `splits` slices of K.
+template <int STAGES, bool PERSISTENT, int BM, int BN>
 void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
          cudaStream_t stream) {
-  const int tiles = ceil_div(M, kBM) * ceil_div(N, BN);
+  const int tiles = ceil_div(M, BM) * ceil_div(N, BN);
   const int per_split = k_tiles_per_split(K, kBK, splits);  // K steps per slice
   // Never a slice without K steps (the plans make none): its unit would arrive on a stage's
   // `empty` barrier that no copy filled, and the pipeline's phases would drift apart.
@@ -202,8 +229,8 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
   // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units).
   const int units = tiles * splits;
   const int blocks = PERSISTENT ? std::min(units, current_sm_count()) : tiles;
-  constexpr int smem = SharedLayout<STAGES, BN>::kBytes;
-  wgmma_ws_kernel<STAGES, PERSISTENT, BN><<<blocks, kWsThreads, smem, stream>>>(
+  constexpr int smem = SharedLayout<STAGES, BM, BN>::kBytes;
+  wgmma_ws_kernel<STAGES, PERSISTENT, BM, BN><<<blocks, ws_threads<BM>(), smem, stream>>>(
       maps.a, maps.b, out.data(), M, N, K, pairs, kGroupM, splits, per_split, out.slice_floats());
   GEMM_LAUNCH_CHECK();
   out.reduce(stream);  // KEY: the slices added into C in a fixed order
@@ -218,14 +245,20 @@ void launch(bool persistent, Choice choice, const __half* A, const __half* B, fl
   const AlignedOperands ops(A, B, M, N, K, stream);
   const TensorMaps maps = make_tensor_maps(ops, M, N);
   if (!persistent) {
-    run<kStages, false, 256>(maps, C, M, N, ops.k(), 1, stream);
+    run<kStages, false, 128, 256>(maps, C, M, N, ops.k(), 1, stream);
     return;
   }
-  const LaunchPlan plan = plan_for(M, N, ops.k(), choice);
-  if (plan.config == kNarrowTile)
-    run<kStagesNarrow, true, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
-  else
-    run<kStages, true, 256>(maps, C, M, N, ops.k(), plan.splits, stream);
+  const LaunchPlan plan = plan_for(M, N, ops.k(), ops.ldb(), choice);
+  switch (plan.config) {
+    case kNarrowTile:
+      run<kStagesNarrow, true, 128, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
+      break;
+    case kShortTile:
+      run<kStagesShort, true, 64, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
+      break;
+    default:
+      run<kStages, true, 128, 256>(maps, C, M, N, ops.k(), plan.splits, stream);
+  }
 }
 
 template <Choice CHOICE>
@@ -239,7 +272,10 @@ void launch_persistent(const __half* A, const __half* B, float* C, int M, int N,
 template <Choice CHOICE>
 std::string persistent_ran(const void* A, const void* B, const float* C, int M, int N, int K) {
   if (!runs_here()) return hopper_runs_instead(A, B, C, M, N, K);
-  const LaunchPlan plan = plan_for(M, N, K, CHOICE);
+  const bool as_is = rows_are_16_byte_aligned(static_cast<const __half*>(A),
+                                              static_cast<const __half*>(B), N, K);
+  const LaunchPlan plan = as_is ? plan_for(M, N, K, N, CHOICE)
+                                : plan_for(M, N, ceil_div(K, 8) * 8, ceil_div(N, 8) * 8, CHOICE);
   if (CHOICE == Choice::kSplitK && plan.splits == 1) return "ran 128x256: K has 1 step, no split";
   if (CHOICE != Choice::kAuto || (plan.config == kWide && plan.splits == 1)) return "";
   return "ran " + plan.describe(configs());
@@ -273,6 +309,10 @@ std::vector<Variant> wgmma_persistent_variants() {
       {"wgmma_persistent_128x128", nullptr, hopper::launch_persistent<Choice::kNarrow>,
        "wgmma_persistent forced to its 128 x 128 tile (wgmma m64n128k16, 6 stages; no split-K)",
        hopper::persistent_ran<Choice::kNarrow>},
+      {"wgmma_persistent_64x128", nullptr, hopper::launch_persistent<Choice::kShort>,
+       "wgmma_persistent forced to its 64 x 128 tile (one consumer warpgroup, 8 stages; no "
+       "split-K)",
+       hopper::persistent_ran<Choice::kShort>},
   };
 }
 
@@ -283,7 +323,9 @@ std::vector<KernelInfo> wgmma_ws_kernels() {
           {"wgmma_persistent", reinterpret_cast<const void*>(kKernelPersistent), kWsThreads,
            kSmemBytes, KernelInfo::kSm90a},
           {"wgmma_persistent 128x128", reinterpret_cast<const void*>(kKernelNarrow), kWsThreads,
-           kSmemNarrow, KernelInfo::kSm90a}};
+           kSmemNarrow, KernelInfo::kSm90a},
+          {"wgmma_persistent 64x128", reinterpret_cast<const void*>(kKernelShort),
+           ws_threads<64>(), kSmemShort, KernelInfo::kSm90a}};
 }
 
 }  // namespace gemm::warp_tiling
