@@ -7,10 +7,12 @@
 // kernel is as fast per SM as at 4096^3; the GPU is half empty. A C of 16 rows is worse: 32 blocks,
 // each computing 128 rows of which 112 are padding. This launcher keeps kernel 5 and changes how
 // the problem is cut into blocks:
+//   128x256  8 warps of 32 x 128, 8 x 16 outputs per thread, 1 block per SM: the fastest tile
+//            where C has enough of them (4096^3: 92.5% of cuBLAS against 83.1% for 128x128)
 //   128x128  kernel 5's own tile: 8 warps, 1 block per SM
 //   64x128   4 warps, 3 blocks per SM: twice the blocks of 128x128
-//   32x128   2 warps, 5 or more blocks per SM: four times the blocks, and little padding for a C of
-//            a few rows
+//   32x128   2 warps, 4 blocks per SM: four times the blocks, and little padding for a C of a few
+//            rows
 //   split-K  any of these on slices of K: one block per (tile, slice) (blockIdx.z is the slice);
 //            the partial sums go to a workspace of this call, and reduce_split_k adds the slices
 //            in a fixed order, so the result has the same bits on every run
@@ -18,12 +20,14 @@
 // docs/tile_size_tradeoffs.md, "Waves", is the lesson).
 //
 // What changed since tiling_2d_double_buffer: nothing inside the kernel but its tile sizes and the
-// slice of K a block takes (warp_tile.cuh); this step is the launcher. The warp tile (32 x 64) and
-// the thread tile (8 x 8) stay, so every warp reads as many shared-memory bytes per FMA as in
-// kernel 5. What a smaller block tile costs is global (mostly L2) traffic: (BM + BN) / (BM * BN)
-// floats per FMA, 1/64 at 128x128, 3/128 at 64x128, 5/128 at 32x128. Split-K costs M x N floats
+// slice of K a block takes (warp_tile.cuh); this step is the launcher. The 128 x 128 and smaller
+// tiles keep kernel 5's warp tile (32 x 64) and thread tile (8 x 8), so every warp reads as many
+// shared-memory bytes per FMA as in kernel 5. What a smaller block tile costs is global (mostly
+// L2) traffic: (BM + BN) / (BM * BN) floats per FMA, 3/256 at 128x256, 1/64 at 128x128, 3/128 at
+// 64x128, 5/128 at 32x128. The 128 x 256 tile also doubles each thread's outputs (8 x 16): 21
+// FMAs per shared-memory load instead of 16, for 249 registers per thread and 49,664 bytes of
+// shared memory (over 48 KB: allowed with cudaFuncSetAttribute). Split-K costs M x N floats
 // written and read back per extra slice, and a second kernel.
-// Work per thread: 64 outputs, (K / slices) * 64 FMAs.
 //
 // Preconditions: none (where float4 is not allowed, the scalar path with BK = 8, as kernel 5).
 // Build and run:  cmake --build build --target 04_2d_tiling
@@ -41,25 +45,37 @@
 namespace gemm::tiling_2d {
 namespace {
 
-constexpr int kWM = 32, kWN = 64;  // warp tile, as kernel 5
-constexpr int kTM = 8, kTN = 8;    // thread tile, as kernel 5
-constexpr int kPad = 4;            // transposed As, as kernel 5
+constexpr int kWM = 32, kTM = 8;  // warp tile rows and thread tile rows, as kernel 5
+constexpr int kPad = 4;           // transposed As, as kernel 5
 
-// One tile configuration: kernel 5 with a BM x BN block tile and a BK-deep K step.
-template <int BM, int BN, int BK, bool VEC, int MIN_BLOCKS>
+// One tile configuration: kernel 5 with a BM x BN block tile, a BK-deep K step, and warp tiles of
+// 32 x WN (kernel 5: 32 x 64, 8 x 8 outputs per thread; the 128 x 256 tile: 32 x 128, 8 x 16).
+template <int BM, int BN, int BK, bool VEC, int MIN_BLOCKS, int WN = 64, int TN = 8>
 struct Tiles {
   static constexpr int kBM = BM, kBN = BN, kBK = BK;
-  static constexpr int kThreads = WarpTile<BM, BN, kWM, kWN, kTM, kTN>::kThreads;
+  static constexpr int kThreads = WarpTile<BM, BN, kWM, WN, kTM, TN>::kThreads;
+  static constexpr int kSmem = double_buffer_smem_bytes<BM, BN, BK, kPad>();
   static constexpr auto kKernel =
-      tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, kWN, kTM, kTN, kPad, VEC, MIN_BLOCKS>;
+      tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, WN, kTM, TN, kPad, VEC, MIN_BLOCKS>;
   static constexpr auto kKernelSplit =  // the same, over one slice of K per blockIdx.z
-      tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, kWN, kTM, kTN, kPad, VEC, MIN_BLOCKS, true>;
+      tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, WN, kTM, TN, kPad, VEC, MIN_BLOCKS, true>;
+  // More than 48 KB of shared memory (the 128 x 256 tile) must be allowed per kernel, once.
+  static void allow_smem() {
+    static const bool done = [] {
+      for (auto kernel : {kKernel, kKernelSplit})
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kSmem));
+      return true;
+    }();
+    (void)done;
+  }
 };
 // The float4 path: BK = 16, as kernel 5. MIN_BLOCKS caps no register count here (65536 / (blocks
 // x threads) >= 256 in each); the occupancy API says how many blocks really fit.
-using Large = Tiles<128, 128, 16, true, 1>;  // kernel 5's own: 8 warps
-using Medium = Tiles<64, 128, 16, true, 2>;  // 4 warps
-using Small = Tiles<32, 128, 16, true, 4>;   // 2 warps
+using Wide = Tiles<128, 256, 16, true, 1, 128, 16>;  // 8 warps of 32 x 128: 8 x 16 per thread
+using Large = Tiles<128, 128, 16, true, 1>;          // kernel 5's own: 8 warps
+using Medium = Tiles<64, 128, 16, true, 2>;          // 4 warps
+using Small = Tiles<32, 128, 16, true, 4>;           // 2 warps
 // The scalar path (odd N or K, unaligned pointers): BK = 8 and more warps per SM, as kernel 5's
 // scalar fallback, which needs them to hide its 4-byte loads: at most 128 registers per thread
 // (170 for 32x128, which spilled 44 bytes under 128: nvcc 13.0, sm_90).
@@ -67,25 +83,35 @@ using LargeScalar = Tiles<128, 128, 8, false, 2>;  // kernel 5's scalar fallback
 using MediumScalar = Tiles<64, 128, 8, false, 4>;
 using SmallScalar = Tiles<32, 128, 8, false, 6>;
 
-enum Config { kLarge = 0, kMedium = 1, kSmall = 2 };  // the order of configs()
+// The order of configs(); the scalar path has no 128x256 (see configs()).
+enum Config { kLarge = 0, kMedium = 1, kSmall = 2, kWide = 3 };
 
 template <class S>
 TileConfig config(const char* name, double speed) {
+  S::allow_smem();
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, S::kKernel, S::kThreads, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, S::kKernel, S::kThreads,
+                                                           S::kSmem));
   return {name, S::kBM, S::kBN, S::kBK, S::kThreads / 32, blocks > 0 ? blocks : 1, speed,
           kSplitDepthFp32};
 }
 
 // The candidates for plan_by_waves, with their resident blocks per SM on this GPU (queried).
-// `speed`: the whole SM's throughput relative to 128x128 (the warp tile is the same; only L2
-// traffic per FMA grows). Fitted to the forced variants below over every shape of the benchmark
-// on an H200: at 4096^3, where 3 and 4 blocks share each SM, 64x128 and 32x128 run at 1.0 and
-// 0.86 of 128x128; alone on an SM (1024^3 and smaller), as the plans use them, they are slower.
+// `speed`: the whole SM's throughput relative to the largest tile.
+//   128x256 against 128x128: 92.5% of cuBLAS at 4096^3 against 83.1% (tile_sweep_04 on an H200):
+//     0.9 for 128x128. Each thread's 8 x 16 outputs take 6 LDS.128 per k for 128 FMAs (21 FMAs a
+//     load, against 16 with 8 x 8), and the block loads 3/256 floats of A and B per FMA instead
+//     of 1/64. The price: 249 registers per thread, and 64 tiles fewer per C than 128x128.
+//   64x128 and 32x128 against 128x128 (the same warp tile; only L2 traffic per FMA grows): 0.9
+//     and 0.75, fitted to the forced variants below over every shape of the benchmark on an
+//     H200 (at 4096^3, where 3 and 4 blocks share each SM, they run at 1.0 and 0.86 of 128x128;
+//     alone on an SM, at 1024^3 and smaller as the plans use them, they are slower).
+// The scalar path has no 128x256: at its cap of 128 registers per thread (two blocks per SM to
+// hide its 4-byte loads), 8 x 16 outputs per thread would spill.
 const std::vector<TileConfig>& configs(bool vec) {
   static const std::vector<TileConfig> float4_path = {
-      config<Large>("128x128", 1.0), config<Medium>("64x128", 0.9),
-      config<Small>("32x128", 0.75)};
+      config<Large>("128x128", 0.9), config<Medium>("64x128", 0.9 * 0.9),
+      config<Small>("32x128", 0.9 * 0.75), config<Wide>("128x256", 1.0)};
   static const std::vector<TileConfig> scalar_path = {
       config<LargeScalar>("128x128", 1.0), config<MediumScalar>("64x128", 0.9),
       config<SmallScalar>("32x128", 0.75)};
@@ -94,13 +120,15 @@ const std::vector<TileConfig>& configs(bool vec) {
 
 // Which configuration runs: chosen by counting waves (kAuto), or forced. kernel 5 itself is the
 // 128x128 configuration forced (tiling_2d_double_buffer).
-enum class Choice { kAuto, kMedium, kSmall, kSplitK };
+enum class Choice { kAuto, kMedium, kSmall, kWide, kSplitK };
 
 LaunchPlan plan_for(int M, int N, int K, bool vec, Choice choice) {
-  // kSplitK: the large tile, split as the rule would split it, and in at least 2 where K allows.
+  // kSplitK: the 128x128 tile, split as the rule would split it, and in at least 2 where K
+  // allows. kWide on the scalar path: 128x128 (the scalar path has no 128x256).
   const int forced = choice == Choice::kAuto     ? kByWaves
                      : choice == Choice::kMedium ? kMedium
                      : choice == Choice::kSmall  ? kSmall
+                     : choice == Choice::kWide   ? (vec ? kWide : kLarge)
                                                  : kLarge;
   return plan_launch(configs(vec), M, N, K, current_sm_count(), forced,
                      choice == Choice::kSplitK);  // KEY: counting waves (common/waves.cpp)
@@ -114,16 +142,19 @@ void launch_tiles(const float* A, const float* B, float* C, int M, int N, int K,
   const SplitKOutput out(C, M, N, splits, stream);  // KEY: C, or this call's workspace
   const dim3 grid(ceil_div(N, S::kBN), ceil_div(M, S::kBM), splits);  // KEY: z = the K slice
   const auto kernel = splits > 1 ? S::kKernelSplit : S::kKernel;
-  kernel<<<grid, S::kThreads, 0, stream>>>(A, B, out.data(), M, N, K, per_split,
-                                           out.slice_floats());
+  S::allow_smem();
+  kernel<<<grid, S::kThreads, S::kSmem, stream>>>(A, B, out.data(), M, N, K, per_split,
+                                                  out.slice_floats());
   GEMM_LAUNCH_CHECK();
   out.reduce(stream);  // KEY: the slices added into C in a fixed order
 }
 
-template <class L, class Mid, class S>
+template <class W, class L, class Mid, class S>
 void launch_plan(const LaunchPlan& plan, const float* A, const float* B, float* C, int M, int N,
                  int K, cudaStream_t stream) {
-  if (plan.config == kMedium)
+  if (plan.config == kWide)
+    launch_tiles<W>(A, B, C, M, N, K, plan.splits, stream);
+  else if (plan.config == kMedium)
     launch_tiles<Mid>(A, B, C, M, N, K, plan.splits, stream);
   else if (plan.config == kSmall)
     launch_tiles<S>(A, B, C, M, N, K, plan.splits, stream);
@@ -137,9 +168,10 @@ void launch_as(const float* A, const float* B, float* C, int M, int N, int K,
   const bool vec = float4_ok(A, B, C, N, K);
   const LaunchPlan plan = plan_for(M, N, K, vec, CHOICE);
   if (vec)
-    launch_plan<Large, Medium, Small>(plan, A, B, C, M, N, K, stream);
-  else
-    launch_plan<LargeScalar, MediumScalar, SmallScalar>(plan, A, B, C, M, N, K, stream);
+    launch_plan<Wide, Large, Medium, Small>(plan, A, B, C, M, N, K, stream);
+  else  // the plans of the scalar path never name kWide
+    launch_plan<LargeScalar, LargeScalar, MediumScalar, SmallScalar>(plan, A, B, C, M, N, K,
+                                                                     stream);
 }
 
 // The note for the table and the CSV: what the shape-aware launcher chose (and whether it took the
@@ -151,6 +183,7 @@ std::string ran(const void* A, const void* B, const float* C, int M, int N, int 
   const std::string path = vec ? "" : " (scalar loads)";
   if (CHOICE == Choice::kAuto) return "ran " + plan.describe(configs(vec)) + path;
   if (CHOICE == Choice::kSplitK && plan.splits == 1) return "ran 128x128: K has 1 step, no split";
+  if (CHOICE == Choice::kWide && !vec) return "ran 128x128" + path;
   return "";
 }
 
@@ -159,8 +192,13 @@ std::string ran(const void* A, const void* B, const float* C, int M, int N, int 
 std::vector<Variant> shape_aware_variants() {
   return {
       {"tiling_2d_shape_aware", launch_as<Choice::kAuto>, nullptr,
-       "kernel 5 with a 128x128, 64x128 or 32x128 tile, or split-K, chosen by counting waves",
+       "kernel 5 with a 128x256, 128x128, 64x128 or 32x128 tile, or split-K, chosen by counting "
+       "waves",
        ran<Choice::kAuto>},
+      {"tiling_2d_shape_aware_128x256", launch_as<Choice::kWide>, nullptr,
+       "tiling_2d_shape_aware forced to 128 x 256 tiles (8 warps, 8 x 16 outputs per thread), "
+       "no split-K",
+       ran<Choice::kWide>},
       {"tiling_2d_shape_aware_64x128", launch_as<Choice::kMedium>, nullptr,
        "tiling_2d_shape_aware forced to 64 x 128 tiles (4 warps), no split-K",
        ran<Choice::kMedium>},
@@ -177,9 +215,12 @@ std::vector<KernelResources> shape_aware_kernels() {
   // 128x128 is kernel 5 itself, listed by warp_tiling_kernels().
   auto entry = [](const char* name, auto tiles) {
     using S = decltype(tiles);
-    return KernelResources{name, reinterpret_cast<const void*>(S::kKernel), S::kThreads};
+    S::allow_smem();  // the occupancy API counts 49,664 bytes only once they are allowed
+    return KernelResources{name, reinterpret_cast<const void*>(S::kKernel), S::kThreads,
+                           static_cast<size_t>(S::kSmem)};
   };
-  return {entry("tiling_2d_shape_aware 64x128", Medium{}),
+  return {entry("tiling_2d_shape_aware 128x256", Wide{}),
+          entry("tiling_2d_shape_aware 64x128", Medium{}),
           entry("tiling_2d_shape_aware 64x128 (scalar)", MediumScalar{}),
           entry("tiling_2d_shape_aware 32x128", Small{}),
           entry("tiling_2d_shape_aware 32x128 (scalar)", SmallScalar{})};

@@ -110,10 +110,19 @@ __device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
 // 4-byte loads per tile instead of 4 float4s, and 8 warps cannot hide them. With the float4 path's
 // sizes it ran at 4093^3 at 73% of the float4 path's 4096^3 speed; with BK = 8 and two blocks per
 // SM (16 warps), at 98% of its own float4 twin's. So each path gets its own sizes (launchers).
+// Shared memory: the two stages are dynamic shared memory (launch with
+// double_buffer_smem_bytes<...>() bytes): 33,280 bytes with the chapter's sizes, but 49,664 for
+// tiling_2d_shape_aware's 128 x 256 tile, over the 48 KB that static arrays may take. A block may
+// have more only as dynamic shared memory, after cudaFuncSetAttribute raised its limit.
 // SPLIT: compiled for split-K (tiling_2d_shape_aware) or not. Without it, the K-slice arithmetic
 // is compiled out: at the scalar path's cap of 128 registers, that arithmetic alone made the
 // kernel spill and cost it 10% at 4093^3 on the H200 (83.8% of its 4096^3 speed instead of 93%).
 // -------------------------------------------------------------------------------------------------
+template <int BM, int BN, int BK, int PAD>
+constexpr int double_buffer_smem_bytes() {
+  return 2 * BK * (BM + PAD + BN) * static_cast<int>(sizeof(float));  // As and Bs, two stages
+}
+
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int PAD, bool VEC,
           int MIN_BLOCKS, bool SPLIT = false>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)  // KEY: see below
@@ -125,8 +134,12 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)  // KE
   using BMap = BTileMap<BK, BN, Warp::kThreads>;
   static_assert(PAD % 4 == 0, "PAD must keep rows of As whole float4s (16-byte aligned reads)");
 
-  __shared__ __align__(16) float As[2][BK][BM + PAD];  // [2][BK][BM + PAD]  KEY: two stages
-  __shared__ __align__(16) float Bs[2][BK][BN];        // [2][BK][BN]
+  // KEY: two stages. As[2][BK][BM + PAD] then Bs[2][BK][BN], in the dynamic shared memory.
+  extern __shared__ float4 stages[];  // float4: 16-byte aligned, for the LDS.128 reads
+  using ATile = float[BK][BM + PAD];
+  using BTile = float[BK][BN];
+  ATile* As = reinterpret_cast<ATile*>(stages);
+  BTile* Bs = reinterpret_cast<BTile*>(As + 2);
 
   const int row0 = Warp::row0();
   const int col0 = Warp::col0();

@@ -87,6 +87,10 @@ constexpr int kBKWarp = 16;
 constexpr int kBKDouble = 16;
 constexpr int kBKDoubleScalar = 8;
 constexpr int kThreads = WarpTile<kBM, kBN, kWM, kWN, kTM, kTN>::kThreads;
+// Kernel 5's two stages, in dynamic shared memory: 33,280 and 16,640 bytes (under 48 KB, so no
+// cudaFuncSetAttribute is needed).
+constexpr int kSmemDouble = double_buffer_smem_bytes<kBM, kBN, kBKDouble, kPad>();
+constexpr int kSmemDoubleScalar = double_buffer_smem_bytes<kBM, kBN, kBKDoubleScalar, kPad>();
 
 dim3 grid_for(int M, int N) { return dim3(ceil_div(N, kBN), ceil_div(M, kBM)); }  // x: columns
 }  // namespace
@@ -106,12 +110,13 @@ void launch_double_buffer(const float* A, const float* B, float* C, int M, int N
                           cudaStream_t stream) {
   if (float4_ok(A, B, C, N, K))
     tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, true, 1>
-        <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K, ceil_div(K, kBKDouble), 0);
+        <<<grid_for(M, N), kThreads, kSmemDouble, stream>>>(A, B, C, M, N, K,
+                                                            ceil_div(K, kBKDouble), 0);
   else
     tiling_2d_double_buffer_kernel<kBM, kBN, kBKDoubleScalar, kWM, kWN, kTM, kTN, kPad, false,
                                    kMinBlocksPerSm>
-        <<<grid_for(M, N), kThreads, 0, stream>>>(A, B, C, M, N, K,
-                                                  ceil_div(K, kBKDoubleScalar), 0);
+        <<<grid_for(M, N), kThreads, kSmemDoubleScalar, stream>>>(A, B, C, M, N, K,
+                                                                  ceil_div(K, kBKDoubleScalar), 0);
   GEMM_LAUNCH_CHECK();
 }
 
@@ -128,12 +133,12 @@ std::vector<KernelResources> warp_tiling_kernels() {
       {"tiling_2d_double_buffer",
        reinterpret_cast<const void*>(
            tiling_2d_double_buffer_kernel<kBM, kBN, kBKDouble, kWM, kWN, kTM, kTN, kPad, true, 1>),
-       kThreads},
+       kThreads, kSmemDouble},
       {"tiling_2d_double_buffer (scalar fallback)",
        reinterpret_cast<const void*>(
            tiling_2d_double_buffer_kernel<kBM, kBN, kBKDoubleScalar, kWM, kWN, kTM, kTN, kPad,
                                           false, kMinBlocksPerSm>),
-       kThreads},
+       kThreads, kSmemDoubleScalar},
   };
 }
 

@@ -69,20 +69,24 @@ TEST_CASE("the workspace's slices start 16-byte aligned", "[waves]") {
 
 namespace {
 
-// Chapter 04's candidates (fp32; kernel 5 with three block tiles, tiling_2d_shape_aware): warps
-// per block, and blocks per SM as the occupancy API reports them on an H100 or H200.
-const std::vector<gemm::TileConfig> kConfigs04 = {{"128x128", 128, 128, 16, 8, 1, 1.0, kFp32},
-                                                  {"64x128", 64, 128, 16, 4, 3, 0.9, kFp32},
-                                                  {"32x128", 32, 128, 16, 2, 4, 0.75, kFp32}};
+// Chapter 04's candidates (fp32; kernel 5 with four block tiles, tiling_2d_shape_aware, in its
+// order): warps per block, and blocks per SM as the occupancy API reports them on an H100 or H200.
+const std::vector<gemm::TileConfig> kConfigs04 = {{"128x128", 128, 128, 16, 8, 1, 0.9, kFp32},
+                                                  {"64x128", 64, 128, 16, 4, 3, 0.81, kFp32},
+                                                  {"32x128", 32, 128, 16, 2, 4, 0.675, kFp32},
+                                                  {"128x256", 128, 256, 16, 8, 1, 1.0, kFp32}};
 
 }  // namespace
 
-TEST_CASE("chapter 04: the large tile from 2048 up, split-K at 1024, a thin tile for few rows",
+TEST_CASE("chapter 04: the largest tile from 2048 up, split-K at 1024, a thin tile for few rows",
           "[waves]") {
   for (int n : {2048, 4096, 8192}) {
     const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs04, n, n, n, kSms);
-    CHECK(p.describe(kConfigs04) == "128x128");
+    CHECK(p.describe(kConfigs04) == "128x256");
   }
+  // Without the 128 x 256 tile (the scalar path's list), 128 x 128 from 2048 up.
+  const std::vector<gemm::TileConfig> three(kConfigs04.begin(), kConfigs04.begin() + 3);
+  CHECK(gemm::plan_by_waves(three, 4096, 4096, 4096, kSms).describe(three) == "128x128");
   // 64 tiles of 128 x 128 would leave half of the 132 SMs idle: 2 slices of K fill them.
   CHECK(gemm::plan_by_waves(kConfigs04, 1024, 1024, 1024, kSms).describe(kConfigs04) ==
         "128x128, split-K 2");
@@ -96,9 +100,9 @@ TEST_CASE("chapter 04: the large tile from 2048 up, split-K at 1024, a thin tile
     return gemm::plan_by_waves(kConfigs04, m, n, k, kSms).describe(kConfigs04);
   };
   CHECK(plan(16, 4096, 4096) == "32x128, split-K 8");
-  CHECK(plan(128, 4096, 4096) == "128x128, split-K 4");
-  CHECK(plan(512, 512, 16384) == "128x128, split-K 8");
-  CHECK(plan(8192, 8192, 128) == "128x128");
+  CHECK(plan(128, 4096, 4096) == "128x256, split-K 8");
+  CHECK(plan(512, 512, 16384) == "128x256, split-K 16");
+  CHECK(plan(8192, 8192, 128) == "128x256");
 }
 
 TEST_CASE("a block of fewer warps than an SM has schedulers does not fill the SM alone",
