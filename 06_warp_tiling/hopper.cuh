@@ -16,11 +16,8 @@ namespace gemm::warp_tiling::hopper {
 //   since a 128-byte-swizzled box is at most 128 bytes wide. (A's boxes could be 128 rows; 64
 //   lets wgmma_persistent's 64 x 128 tile use the same tensor map.)
 constexpr int kBM = 128, kBN = 256, kBK = 64;
-constexpr int kBoxM = 64;                                 // rows of A per TMA box
-constexpr int kBoxN = 64;                                 // columns of B per TMA box
-constexpr int kStageABytes = kBM * kBK * 2;               // 16384
-constexpr int kStageBBytes = kBK * kBN * 2;               // 32768
-constexpr int kStageBytes = kStageABytes + kStageBBytes;  // 49152: the TMA bytes of one K step
+constexpr int kBoxM = 64;  // rows of A per TMA box
+constexpr int kBoxN = 64;  // columns of B per TMA box
 
 // Can this process run the Hopper kernels? Three conditions: this chapter was compiled for sm_90a
 // (its architecture list had 90), the GPU has compute capability 9.0 (sm_90a code runs there and

@@ -30,13 +30,11 @@ template <int BM, int BN>
 struct TileShape {
   static_assert(BM == 64 || BM == 128, "one or two consumer warpgroups of 64 rows");
   static_assert(BN == 128 || BN == 256, "wgmma_m64n128k16 and wgmma_m64n256k16 are wrapped");
-  static constexpr int kConsumers = BM / 64;                       // computing warpgroups
   static constexpr int kStageABytes = BM * kBK * 2;                // 16384 (BM 128), 8192
   static constexpr int kStageBBytes = kBK * BN * 2;                // 32768 (BN 256), 16384
   static constexpr int kStageBytes = kStageABytes + kStageBBytes;  // the TMA bytes of a K step
-  static constexpr int kAccs = BN / 2;  // fp32 accumulators per thread: 128 (BN 256), 64
 };
-constexpr int kAccs = TileShape<kBM, kBN>::kAccs;  // 128
+constexpr int kAccs = kBN / 2;  // 128: fp32 accumulators per thread of a 64 x 256 warpgroup tile
 
 // Shared memory of a kernel with STAGES stages of a BM x BN tile:
 //   [STAGES][BM rows][64 k] A    each row 128 bytes, 128-byte swizzled by TMA (BM / 64 boxes)

@@ -48,13 +48,19 @@ bool rows_are_16_byte_aligned(const __half* A, const __half* B, int N, int K) {
   return K % 8 == 0 && N % 8 == 0 && aligned16(A) && aligned16(B);
 }
 
+RowLengths aligned_row_lengths(const __half* A, const __half* B, int N, int K) {
+  if (rows_are_16_byte_aligned(A, B, N, K)) return {K, N};
+  return {ceil_div(K, 8) * 8, ceil_div(N, 8) * 8};
+}
+
 AlignedOperands::AlignedOperands(const __half* A, const __half* B, int M, int N, int K,
                                  cudaStream_t stream)
     : a_(A), b_(B), k_(K), ldb_(N) {
   if (rows_are_16_byte_aligned(A, B, N, K)) return;
   // KEY: a buffer of this call, on this call's stream: nothing is shared with a call on another.
-  k_ = ceil_div(K, 8) * 8;
-  ldb_ = ceil_div(N, 8) * 8;
+  const RowLengths rows = aligned_row_lengths(A, B, N, K);
+  k_ = rows.k;
+  ldb_ = rows.ldb;
   const size_t a_halves = static_cast<size_t>(M) * k_;  // a multiple of 8: b_ stays aligned
   const size_t halves = a_halves + static_cast<size_t>(k_) * ldb_;
   copies_.allocate(halves * sizeof(__half), stream);  // common/workspace.cuh

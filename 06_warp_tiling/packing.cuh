@@ -26,6 +26,14 @@ namespace gemm::warp_tiling {
 // tile_helpers.cuh, adds C for the kernels that also store it in 16-byte pieces.)
 bool rows_are_16_byte_aligned(const __half* A, const __half* B, int N, int K);
 
+// The rows of A and B, in halves, as AlignedOperands hands them to a kernel: K and N when
+// rows_are_16_byte_aligned, else both rounded up to multiples of 8 (the packed copies). A
+// launcher's note uses it to plan with the rows its launch will see, without packing anything.
+struct RowLengths {
+  int k, ldb;
+};
+RowLengths aligned_row_lengths(const __half* A, const __half* B, int N, int K);
+
 // A and B as a 16-byte kernel may read them: the originals when rows_are_16_byte_aligned, else
 // packed copies (K and N rounded up to multiples of 8). Use: construct before the launch, launch
 // the kernel on `stream` with a(), b(), k() and ldb(), and let it go out of scope after the

@@ -211,7 +211,7 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   const bool whole_lines = k % 64 == 0 && ldb % 64 == 0;  // rows of 128-byte multiples
   if (forced != kByWaves || whole_lines)  // KEY: counting waves (common/waves.cpp)
     return plan_launch(all, M, N, k, current_sm_count(), forced, choice == Choice::kSplitK);
-  const std::vector<TileConfig> without_64x128(all.begin(), all.begin() + kShortTile);
+  static const std::vector<TileConfig> without_64x128(all.begin(), all.begin() + kShortTile);
   return plan_launch(without_64x128, M, N, k, current_sm_count(), forced, false);
 }
 
@@ -272,10 +272,9 @@ void launch_persistent(const __half* A, const __half* B, float* C, int M, int N,
 template <Choice CHOICE>
 std::string persistent_ran(const void* A, const void* B, const float* C, int M, int N, int K) {
   if (!runs_here()) return hopper_runs_instead(A, B, C, M, N, K);
-  const bool as_is = rows_are_16_byte_aligned(static_cast<const __half*>(A),
-                                              static_cast<const __half*>(B), N, K);
-  const LaunchPlan plan = as_is ? plan_for(M, N, K, N, CHOICE)
-                                : plan_for(M, N, ceil_div(K, 8) * 8, ceil_div(N, 8) * 8, CHOICE);
+  const RowLengths rows =
+      aligned_row_lengths(static_cast<const __half*>(A), static_cast<const __half*>(B), N, K);
+  const LaunchPlan plan = plan_for(M, N, rows.k, rows.ldb, CHOICE);
   if (CHOICE == Choice::kSplitK && plan.splits == 1) return "ran 128x256: K has 1 step, no split";
   if (CHOICE != Choice::kAuto || (plan.config == kWide && plan.splits == 1)) return "";
   return "ran " + plan.describe(configs());
