@@ -37,6 +37,18 @@ void StreamWorkspace::allocate(size_t bytes, cudaStream_t stream) {
   CUDA_CHECK(cudaMallocFromPoolAsync(&ptr_, bytes, workspace_pool(), stream));
 }
 
+bool StreamWorkspace::try_allocate(size_t bytes, cudaStream_t stream) {
+  const cudaError_t err = cudaMallocFromPoolAsync(&ptr_, bytes, workspace_pool(), stream);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // clear it: running out of memory here is an answer, not a failure
+    ptr_ = nullptr;
+    return false;
+  }
+  CUDA_CHECK(err);  // any other error is one
+  stream_ = stream;
+  return true;
+}
+
 StreamWorkspace::~StreamWorkspace() {
   // Stream-ordered: the memory returns to the pool once the kernels queued before it are done.
   if (ptr_) cudaFreeAsync(ptr_, stream_);  // no check: a destructor must not exit

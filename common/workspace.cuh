@@ -33,6 +33,9 @@ class StreamWorkspace {
 
   // `bytes` on `stream` (at least 256-byte aligned, as cudaMalloc). Once per object.
   void allocate(size_t bytes, cudaStream_t stream);
+  // The same, but where the GPU has too little free memory it allocates nothing and returns false
+  // (where allocate would stop the program), for a launcher that has a path needing no workspace.
+  bool try_allocate(size_t bytes, cudaStream_t stream);
   template <class T>
   T* as() const { return static_cast<T*>(ptr_); }
 

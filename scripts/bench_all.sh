@@ -17,13 +17,18 @@
 #   bash scripts/bench_all.sh [BUILD_DIR] [OUT_DIR]      # defaults: build, BUILD_DIR/bench
 #   SIZES="1024 4096" bash scripts/bench_all.sh           # other square sizes
 #   SKINNY=0 AWKWARD=0 bash scripts/bench_all.sh          # squares only
+#   EXTRAS=0 bash scripts/bench_all.sh B O; SWEEP=0 bash scripts/bench_all.sh B O
+#                                        # the same in two parts (the GPU sweep, then chapter 00,
+#                                        # managed memory and the programs after them), into one
+#                                        # OUT_DIR: for machines that limit how long one command runs
 #
 # Writes into OUT_DIR: results.csv (one row per variant and shape: GPU, SM clock, CUDA version,
 # commit, chapter, variant, M, N, K, median ms, GFLOPS, % of the matching cuBLAS, max error /
 # bound), machine.csv, resources.csv, error_study.csv, tile_sweep_04.csv, bench.log (every
 # program's full output),
 # and, when matplotlib is installed, the figures (scripts/plot.py). Prints one line per run as it
-# goes. Under 10 minutes on an H100/H200 (the time is printed at the end).
+# goes. About 10 minutes on an H100/H200: 7 for the GPU sweep, 3 for the rest (the time is printed
+# at the end).
 # Exit status: 0 when every run verified, 1 otherwise, 3 without a GPU.
 set -uo pipefail
 
@@ -41,8 +46,11 @@ fi
 mkdir -p "$out"
 csv="$out/results.csv"
 log="$out/bench.log"
-rm -f "$csv" "$log" "$out/machine.csv" "$out/resources.csv" "$out/error_study.csv" \
-      "$out/tile_sweep_04.csv"
+sweep=${SWEEP:-1}
+extras=${EXTRAS:-1}
+# Each part starts its own files afresh, and leaves the other part's alone.
+[ "$sweep" = 1 ] && rm -f "$csv" "$log" "$out/resources.csv"
+[ "$extras" = 1 ] && rm -f "$out/machine.csv" "$out/error_study.csv" "$out/tile_sweep_04.csv"
 
 shapes=()
 for s in ${SIZES:-256 512 1024 2048 4096 8192}; do shapes+=("$s $s $s"); done
@@ -57,11 +65,15 @@ for exe in "$build"/bin/0[1-9]_*; do
 done
 # The runs: every GPU chapter at every shape, then the extras.
 runs=()
-for shape in "${shapes[@]}"; do
-  for exe in "${chapters[@]}"; do runs+=("$exe|$shape|"); done
-done
-[ -x "$build/bin/00_cpu_reference" ] && runs+=("$build/bin/00_cpu_reference|4096 4096 4096|")
-[ -x "$build/bin/01_naive" ] && runs+=("$build/bin/01_naive|4096 4096 4096|--memory managed")
+if [ "$sweep" = 1 ]; then
+  for shape in "${shapes[@]}"; do
+    for exe in "${chapters[@]}"; do runs+=("$exe|$shape|"); done
+  done
+fi
+if [ "$extras" = 1 ]; then
+  [ -x "$build/bin/00_cpu_reference" ] && runs+=("$build/bin/00_cpu_reference|4096 4096 4096|")
+  [ -x "$build/bin/01_naive" ] && runs+=("$build/bin/01_naive|4096 4096 4096|--memory managed")
+fi
 
 status=0
 start=$SECONDS
@@ -97,21 +109,21 @@ for run in "${runs[@]}"; do
     $(((SECONDS - start) % 60)) "$note"
 done
 
-echo "--- machine_probe" >> "$log"
-if [ -x "$build/bin/machine_probe" ]; then
+[ "$extras" = 1 ] && echo "--- machine_probe" >> "$log"
+if [ "$extras" = 1 ] && [ -x "$build/bin/machine_probe" ]; then
   "$build/bin/machine_probe" --csv "$out/machine.csv" >> "$log" 2>&1 || status=1
   echo "machine_probe: bandwidths, FP32 peak and latencies -> $out/machine.csv"
 fi
-if [ -x "$build/bin/tile_sweep_04" ]; then
+if [ "$extras" = 1 ] && [ -x "$build/bin/tile_sweep_04" ]; then
   echo "--- tile_sweep_04" >> "$log"
   "$build/bin/tile_sweep_04" --csv "$out/tile_sweep_04.csv" >> "$log" 2>&1 || status=1
   echo "tile_sweep_04: chapter 04's kernel 5 at several tile sizes -> $out/tile_sweep_04.csv"
 fi
-if [ -x "$build/bin/05_tensor_core" ]; then
+if [ "$extras" = 1 ] && [ -x "$build/bin/05_tensor_core" ]; then
   "$build/bin/05_tensor_core" --error-study --csv "$out/error_study.csv" >> "$log" 2>&1 || status=1
   echo "05_tensor_core --error-study -> $out/error_study.csv"
 fi
-if [ -x "$build/bin/06_warp_tiling" ]; then
+if [ "$extras" = 1 ] && [ -x "$build/bin/06_warp_tiling" ]; then
   echo "--- 06_warp_tiling --wmma-ceiling" >> "$log"
   "$build/bin/06_warp_tiling" --wmma-ceiling --csv "$out/machine.csv" >> "$log" 2>&1 || status=1
   echo "06_warp_tiling --wmma-ceiling -> $log and $out/machine.csv (the measured tensor ceilings)"

@@ -11,10 +11,16 @@
 #   profile   scripts/profile.py (Nsight Compute, every variant at 4096) and scripts/sass_stats.py
 # and prints a short summary table last.
 #
-#   bash scripts/check_gpu.sh                        # everything (about 15 minutes on an H100/H200)
+#   bash scripts/check_gpu.sh                        # everything (about 20 minutes on an H100/H200)
 #   STAGES="build tests" bash scripts/check_gpu.sh   # some stages (a later stage reuses the build)
 #   GEMM_ARCH=90 bash scripts/check_gpu.sh           # another architecture list (default: native)
 #   OUT_DIR=/tmp/check bash scripts/check_gpu.sh     # where logs and CSVs go (default build-gpu/check)
+#
+# All stages take about 20 minutes. Where one command may run only 10 (a shared GPU machine), run
+# them as three commands on the same build directory; each prints the summary of its stages:
+#   STAGES="build tests profile" bash scripts/check_gpu.sh
+#   STAGES=bench EXTRAS=0 bash scripts/check_gpu.sh   # the GPU sweep (scripts/bench_all.sh)
+#   STAGES=bench SWEEP=0 bash scripts/check_gpu.sh    # the rest of bench_all.sh, into the same CSVs
 #
 # Then, to refresh the docs from this run (docs/benchmarking.md, section 6):
 #   cp build-gpu/check/{results,machine,resources,error_study,profile,sass,tile_sweep_04}.csv \

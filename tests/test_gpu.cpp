@@ -147,6 +147,22 @@ std::vector<std::pair<std::string, std::vector<gemm::Variant>>> selected_chapter
   return chapters;
 }
 
+// Calls f(chapter, variant, precision) for every variant of the selected chapters that this GPU
+// can run; returns how many there were.
+template <class F>
+int for_each_runnable_variant(F&& f) {
+  const auto chapters = selected_chapters();
+  REQUIRE_FALSE(chapters.empty());  // a typo in GEMM_TEST_CHAPTER must not pass vacuously
+  int count = 0;
+  for (const auto& [chapter, variants] : chapters)
+    for (const auto& v : variants)
+      if (can_run(v)) {
+        f(chapter, v, v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16);
+        ++count;
+      }
+  return count;
+}
+
 }  // namespace
 
 TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[variants]") {
@@ -184,8 +200,6 @@ TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[v
 // thousands of wrong elements). Each pair mixes shapes that take the fast paths with shapes that
 // need packing or scalar fallbacks, and the launch order alternates between repetitions.
 TEST_CASE("every variant is correct on two streams at once", "[streams]") {
-  const auto chapters = selected_chapters();
-  REQUIRE_FALSE(chapters.empty());
   const std::vector<std::pair<Shape, Shape>> pairs = {
       {{1000, 999, 1001}, {777, 555, 333}},  // both packed / scalar: odd K and N
       {{2000, 1999, 2001}, {301, 203, 105}},
@@ -198,37 +212,101 @@ TEST_CASE("every variant is correct on two streams at once", "[streams]") {
     CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   Cases cases;
   int checked = 0;
-  for (const auto& [chapter, variants] : chapters) {
-    for (const auto& v : variants) {
-      if (!can_run(v)) continue;
-      const gemm::Precision p = v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16;
-      for (const auto& [first, second] : pairs) {
-        Case& a = cases.get(first, p);
-        Case& b = cases.get(second, p);
-        for (int rep = 0; rep < kRepeats; ++rep) {
-          // Both launches are queued before either finishes: the kernels (and any packing) overlap.
-          if (rep % 2 == 0) {
-            a.problem->run(v, streams[0]);
-            b.problem->run(v, streams[1]);
-          } else {
-            b.problem->run(v, streams[1]);
-            a.problem->run(v, streams[0]);
-          }
-          CUDA_CHECK(cudaDeviceSynchronize());
-          const gemm::VerifyResult ra = a.reference->verify(a.problem->result());
-          const gemm::VerifyResult rb = b.reference->verify(b.problem->result());
-          INFO(chapter << " / " << v.name << ", repetition " << rep << ": " << first.str() << " "
-                       << ra.describe() << "; " << second.str() << " " << rb.describe());
-          CHECK(ra.passed());
-          CHECK(rb.passed());
-          ++checked;
+  for_each_runnable_variant([&](const std::string& chapter, const gemm::Variant& v,
+                                gemm::Precision p) {
+    for (const auto& [first, second] : pairs) {
+      Case& a = cases.get(first, p);
+      Case& b = cases.get(second, p);
+      for (int rep = 0; rep < kRepeats; ++rep) {
+        // Both launches are queued before either finishes: the kernels (and any packing) overlap.
+        if (rep % 2 == 0) {
+          a.problem->run(v, streams[0]);
+          b.problem->run(v, streams[1]);
+        } else {
+          b.problem->run(v, streams[1]);
+          a.problem->run(v, streams[0]);
         }
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const gemm::VerifyResult ra = a.reference->verify(a.problem->result());
+        const gemm::VerifyResult rb = b.reference->verify(b.problem->result());
+        INFO(chapter << " / " << v.name << ", repetition " << rep << ": " << first.str() << " "
+                     << ra.describe() << "; " << second.str() << " " << rb.describe());
+        CHECK(ra.passed());
+        CHECK(rb.passed());
+        ++checked;
       }
     }
-  }
+  });
   for (cudaStream_t st : streams) CUDA_CHECK(cudaStreamDestroy(st));
   REQUIRE(checked > 0);  // a chapter whose every variant was skipped must not pass vacuously
   std::printf("checked %d concurrent pairs, seed %llu\n", checked,
+              static_cast<unsigned long long>(g_seed));
+}
+
+// A library kernel is called with whatever pointers the caller has: a matrix inside a larger
+// allocation, a view that starts one element in. cudaMalloc's 256-byte alignment is not a promise
+// a launcher may rely on, and a 16-byte load from an address that is not a multiple of 16 kills
+// the kernel ("misaligned address"). Every variant runs here with A, B and C one element past an
+// aligned address, each alone and all three at once, on shapes whose N and K are multiples of 8,
+// so that only the pointers can send a launcher to its packing or scalar path.
+namespace {
+
+// `count` elements of T starting one element past a 256-byte aligned address, holding `from`.
+template <class T>
+struct Shifted {
+  gemm::DeviceBuffer<T> buffer;
+  T* p;
+  Shifted(const T* from, size_t count, bool shift) : buffer(count + 1), p(buffer.get() + shift) {
+    if (from)
+      CUDA_CHECK(cudaMemcpy(p, from, count * sizeof(T), cudaMemcpyDeviceToDevice));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("every variant is correct with unaligned pointers", "[unaligned]") {
+  const std::vector<Shape> shapes = {{64, 64, 64}, {136, 264, 200}, {520, 512, 1024}};
+  struct Shift {
+    bool a, b, c;
+    const char* what;
+  };
+  const Shift shifts[] = {{true, false, false, "A + 1"},
+                          {false, true, false, "B + 1"},
+                          {false, false, true, "C + 1"},
+                          {true, true, true, "A + 1, B + 1, C + 1"}};
+  Cases cases;
+  int checked = 0;
+  for_each_runnable_variant([&](const std::string& chapter, const gemm::Variant& v,
+                                gemm::Precision p) {
+    for (const Shape& s : shapes) {
+      Case& c = cases.get(s, p);
+      const gemm::Problem& pr = *c.problem;
+      for (const Shift& sh : shifts) {
+        const size_t count_c = static_cast<size_t>(s.m) * s.n;
+        Shifted<float> C(nullptr, count_c, sh.c);
+        CUDA_CHECK(cudaMemset(C.p, 0xFF, count_c * sizeof(float)));  // NaN: unwritten fails
+        if (v.f32) {
+          Shifted<float> A(pr.dA.get(), pr.dA.size(), sh.a), B(pr.dB.get(), pr.dB.size(), sh.b);
+          v.f32(A.p, B.p, C.p, s.m, s.n, s.k, nullptr);
+          CUDA_CHECK(cudaDeviceSynchronize());
+        } else {
+          Shifted<__half> A(pr.dA16.get(), pr.dA16.size(), sh.a),
+              B(pr.dB16.get(), pr.dB16.size(), sh.b);
+          v.f16(A.p, B.p, C.p, s.m, s.n, s.k, nullptr);
+          CUDA_CHECK(cudaDeviceSynchronize());
+        }
+        std::vector<float> out(count_c);
+        CUDA_CHECK(cudaMemcpy(out.data(), C.p, count_c * sizeof(float), cudaMemcpyDeviceToHost));
+        const gemm::VerifyResult r = c.reference->verify(out);
+        INFO(chapter << " / " << v.name << " at " << s.str() << " with " << sh.what << ": "
+                     << r.describe());
+        CHECK(r.passed());
+        ++checked;
+      }
+    }
+  });
+  REQUIRE(checked > 0);  // a chapter whose every variant was skipped must not pass vacuously
+  std::printf("checked %d (variant, shape, pointers) runs, seed %llu\n", checked,
               static_cast<unsigned long long>(g_seed));
 }
 

@@ -1,0 +1,29 @@
+// Zero-padded copies of a matrix, for kernels that read rows in 16-byte pieces (host-includable).
+//
+// A 16-byte load (float4, or 8 halves) must start at a multiple of 16 bytes. A kernel that reads
+// every row of a matrix that way therefore needs each row to start on such a boundary: the base
+// pointer aligned, and the row length a multiple of 16 bytes (4 floats, 8 halves). For any other
+// shape or pointer (4093^3, a pointer A + 1) the launchers of chapters 04 and 06 do what BLAS
+// libraries do: they copy the operands into zero-padded matrices whose rows are rounded up, and run
+// the fast kernel on those. The zeros add nothing to a dot product (padding along K) and only make
+// columns of C that are never kept (padding along N). The copies belong to the call
+// (StreamWorkspace, common/workspace.cuh).
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace gemm {
+
+// The number of elements of type T in 16 bytes: a padded row length is a multiple of it.
+template <class T>
+constexpr int kElemsPer16Bytes = 16 / static_cast<int>(sizeof(T));
+
+// Copies the rows x cols row-major matrix `src` (any alignment) into `dst`, a rows_p x cols_p
+// row-major matrix (rows_p >= rows, cols_p >= cols, cols_p a multiple of kElemsPer16Bytes<T>,
+// dst 16-byte aligned), with zeros everywhere outside the copy. One pass: src read once, dst
+// written once, on `stream`. Instantiated for float (chapter 04) and __half (chapter 06).
+template <class T>
+void pack_padded(const T* src, int rows, int cols, T* dst, int rows_p, int cols_p,
+                 cudaStream_t stream);
+
+}  // namespace gemm
