@@ -133,7 +133,9 @@ echo "bench_all.sh: $total runs, $(($(wc -l < "$csv") - 1)) rows, ${fails:-0} fa
      "in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s -> $csv"
 [ "${fails:-0}" -eq 0 ] || status=1
 
-if python3 -c "import matplotlib" 2>/dev/null; then
+if [ "$extras" = 0 ]; then
+  echo "bench_all.sh: the figures need the rest of the sweep too: drawn by the SWEEP=0 part."
+elif python3 -c "import matplotlib" 2>/dev/null; then
   python3 "$root/scripts/plot.py" "$csv" "$out" || status=1
 else
   echo "bench_all.sh: matplotlib is not installed; skipping the figures (pip install -r scripts/requirements.txt)."
