@@ -165,8 +165,9 @@ PY
 fi
 if has tests; then
   echo
-  echo "two problems at once on two non-blocking streams, every variant (ctest gpu_tests_streams_*):"
-  grep -E "gpu_tests_streams_[0-9a-z_]+ .*(Passed|Failed|Skipped|\*\*\*)" "$out/tests.log" |
+  echo "every variant on two non-blocking streams at once (ctest gpu_tests_streams_*), and with A, B"
+  echo "or C one element past an aligned address (gpu_tests_unaligned_*):"
+  grep -E "gpu_tests_(streams|unaligned)_[0-9a-z_]+ .*(Passed|Failed|Skipped|\*\*\*)" "$out/tests.log" |
     sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ +\.+ */ /'
 fi
 if has profile && [ -s "$out/profile.csv" ]; then
