@@ -222,28 +222,25 @@ class PaddedProblem {
   StreamWorkspace copies_;
 };
 
-// The plan for the padded shape, on the float4 path.
+// The plan for the padded shape, on the float4 path. Where the float4 path is not allowed, the
+// launcher pads where this plan names 128x256 (chosen by waves, or forced).
 LaunchPlan padded_plan(int M, int N, int K, Choice choice) {
   return plan_for(M, round_up4(N), round_up4(K), true, choice);
-}
-
-// Does the launcher pad, where the float4 path is not allowed? Where the plan for the padded shape
-// names 128x256: chosen by waves, or forced.
-bool pads(int M, int N, int K, Choice choice) {
-  return padded_plan(M, N, K, choice).config == kWide;
 }
 
 template <Choice CHOICE>
 void launch_as(const float* A, const float* B, float* C, int M, int N, int K,
                cudaStream_t stream) {
   const bool vec = float4_ok(A, B, C, N, K);
-  if (!vec && pads(M, N, K, CHOICE)) {
-    const PaddedProblem p(A, B, M, N, K, stream);
-    if (p.ok()) {
-      const LaunchPlan plan = padded_plan(M, N, K, CHOICE);
-      launch_tiles<Wide>(p.a(), p.b(), p.c(), M, p.n(), p.k(), plan.splits, stream);
-      p.copy_c_to(C, stream);  // then the copies are freed, in stream order, after the copy
-      return;
+  if (!vec) {
+    const LaunchPlan padded = padded_plan(M, N, K, CHOICE);
+    if (padded.config == kWide) {
+      const PaddedProblem p(A, B, M, N, K, stream);
+      if (p.ok()) {
+        launch_tiles<Wide>(p.a(), p.b(), p.c(), M, p.n(), p.k(), padded.splits, stream);
+        p.copy_c_to(C, stream);  // then the copies are freed, in stream order, after the copy
+        return;
+      }
     }
   }
   const LaunchPlan plan = plan_for(M, N, K, vec, CHOICE);
@@ -259,8 +256,11 @@ void launch_as(const float* A, const float* B, float* C, int M, int N, int K,
 template <Choice CHOICE>
 std::string ran(const void* A, const void* B, const float* C, int M, int N, int K) {
   const bool vec = float4_ok(static_cast<const float*>(A), static_cast<const float*>(B), C, N, K);
-  if (!vec && pads(M, N, K, CHOICE))
-    return "ran " + padded_plan(M, N, K, CHOICE).describe(configs(true)) + " on padded copies";
+  if (!vec) {
+    const LaunchPlan padded = padded_plan(M, N, K, CHOICE);
+    if (padded.config == kWide)
+      return "ran " + padded.describe(configs(true)) + " on padded copies";
+  }
   const LaunchPlan plan = plan_for(M, N, K, vec, CHOICE);
   const std::string path = vec ? "" : " (scalar loads)";
   if (CHOICE == Choice::kAuto) return "ran " + plan.describe(configs(vec)) + path;
