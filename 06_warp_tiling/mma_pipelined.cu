@@ -12,12 +12,18 @@
 //     warp has read the step's last fragments, so the next step's first fragments load right after
 //     it, while the last slice's mma run from registers, and the stage just read is refilled at
 //     once: all STAGES stages hold copies in flight (mma_sync_ptx: STAGES - 1);
-//   - a block order that shares L2 (tile_grouped, tile_helpers.cuh): bands of 8 tile rows.
-// What changed since mma_sync_ptx: the loop's order and the [2] fragment buffers; the tiles, the
-// copies, the swizzle, the 4 stages (96 KB: it still fits the 99 KB of sm_86 and sm_89) and the
-// epilogue are the same (mma_tiles.cuh). Measured on an H100 (stand-alone sweep of the kernel,
-// cuBLAS in the same process, 4096^3): 356 -> 437 to 448 TFLOPS, 51% -> 62 to 64% of cuBLAS;
-// 2048^3: 67% -> 80 to 85%. README.md, "Measured", has the chapter benchmark's numbers.
+//   - a block order that shares L2 (tile_grouped, tile_helpers.cuh): bands of 8 tile rows;
+//   - few instructions between the mma: on an H100 a warp's other instructions hold up its
+//     mma (2 warps per scheduler cannot cover for each other), so the loop's copies go unchecked
+//     while the tile they fetch is whole (TileStream, tile_helpers.cuh; a second loop checks the
+//     last steps), and each lane's ldmatrix addresses are worked out once (MmaWarpTile::Offsets).
+//     Per K step and warp: 136 instructions, 64 of them mma, against 206 before.
+// What changed since mma_sync_ptx: the loop's order, the [2] fragment buffers and the leaner
+// copies; the tiles, the swizzle, the 4 stages (96 KB: it still fits the 99 KB of sm_86 and sm_89)
+// and the epilogue are the same (mma_tiles.cuh). Measured on an H100 with a stand-alone harness
+// (the kernel alone, cuBLAS in the same process, 4096^3, warm L2): mma_sync_ptx 356 TFLOPS; the
+// new order 437 to 448 (62 to 64% of cuBLAS); the leaner loop 450 to 465 (66 to 67%). README.md,
+// section 6, has the profile behind each step; "Measured" has the chapter benchmark's numbers.
 //
 // The launcher is shape-aware: a 128 x 256 tile makes 32 blocks for a 1024 x 1024 C, and a
 // 132-SM GPU then idles 100 SMs. It has four ways to cut the problem into blocks:
@@ -41,6 +47,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "06_warp_tiling/mma_tiles.cuh"
@@ -84,16 +91,22 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, MIN_BLOCKS
   float* __restrict__ out = C + blockIdx.y * slice_floats;
 
   const Tile warp(Warps::warp_row(), Warps::warp_col());
+  const typename Tile::Offsets at = warp.offsets();  // KEY: ldmatrix addresses, once
   typename Tile::Acc acc = {};
 
-  const TileCopier<AMap, typename Tile::ALayout, BK, true> a_copy(A, M, K, block_row, 0);
-  const TileCopier<BMap, typename Tile::BLayout, BK, false> b_copy(B, K, ldb, 0, block_col);
-  auto stage_a = [&](int i) { return As + 2 * (i % STAGES) * kStageA; };
-  auto stage_b = [&](int i) { return Bs + 2 * (i % STAGES) * kStageB; };
-  auto issue = [&](int i) {  // this block's K step i -> stage i % STAGES, one commit group
-    if (i < steps) {
-      a_copy.issue(stage_a(i), A, first + i, K);
-      b_copy.issue(stage_b(i), B, first + i, K);
+  TileStream<AMap, typename Tile::ALayout, BK, true> a_copy(A, M, K, block_row, 0, first);
+  TileStream<BMap, typename Tile::BLayout, BK, false> b_copy(B, K, ldb, 0, block_col, first);
+  auto stage_a = [&](int s) { return As + 2 * s * kStageA; };  // s: a stage, 0 .. STAGES - 1
+  auto stage_b = [&](int s) { return Bs + 2 * s * kStageB; };
+  // This block's K step i -> stage i % STAGES, one commit group. WHOLE: step i is a whole tile of
+  // K (not the block's last), so the copies need no check.
+  auto issue = [&](int i, auto whole) {
+    if constexpr (decltype(whole)::value) {
+      a_copy.template issue<false>(stage_a(i % STAGES), A, first + i, K);
+      b_copy.template issue<false>(stage_b(i % STAGES), B, first + i, K);
+    } else if (i < steps) {
+      a_copy.template issue<true>(stage_a(i % STAGES), A, first + i, K);
+      b_copy.template issue<true>(stage_b(i % STAGES), B, first + i, K);
     }
     cp_async_commit();
   };
@@ -101,29 +114,39 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, MIN_BLOCKS
   typename Tile::FragsA a[2];  // KEY: two slices of fragments: one computed, one loading
   typename Tile::FragsB b[2];
 
-  for (int i = 0; i < STAGES; ++i) issue(i);  // every stage in flight
-  cp_async_wait<STAGES - 1>();                // step 0 has landed (this thread's copies)
-  __syncthreads();                            // everyone's
-  warp.load(a[0], b[0], stage_a(0), stage_b(0), 0);
-
-  for (int i = 0; i < steps; ++i) {
+  // K step i, from stage i % STAGES; then it refills that stage with step i + STAGES.
+  auto k_step = [&](int i, auto whole) {
+    const int s = i % STAGES;
 #pragma unroll
     for (int q = 0; q < kSlices; ++q) {  // slice q computes from buffer q % 2
       const int next = (q + 1) % 2;
       if (q < kSlices - 1) {
         // KEY: the next slice's ldmatrix first; its latency passes under this slice's mma.
-        warp.load(a[next], b[next], stage_a(i), stage_b(i), 16 * (q + 1));
+        Tile::load(a[next], b[next], stage_a(s), stage_b(s), at, q + 1);
       } else {
-        // The last slice's fragments are already in registers, so no warp reads stage i any
+        // The last slice's fragments are already in registers, so no warp reads stage s any
         // more once it gets here.
         cp_async_wait<STAGES - 2>();  // step i + 1 has landed (this thread's copies)
-        __syncthreads();  // KEY: everyone's copies of step i + 1; everyone is done with stage i
-        if (i + 1 < steps) warp.load(a[next], b[next], stage_a(i + 1), stage_b(i + 1), 0);
-        issue(i + STAGES);  // into stage i, free since the barrier
+        __syncthreads();  // KEY: everyone's copies of step i + 1; everyone is done with stage s
+        const int s1 = s + 1 == STAGES ? 0 : s + 1;
+        if (i + 1 < steps) Tile::load(a[next], b[next], stage_a(s1), stage_b(s1), at, 0);
+        issue(i + STAGES, whole);  // into stage s, free since the barrier
       }
       Tile::mma(acc, a[q % 2], b[q % 2]);  // KEY: 32 mma.sync, no ldmatrix waits for them
     }
-  }
+  };
+
+  for (int i = 0; i < STAGES; ++i) issue(i, std::false_type{});  // every stage in flight
+  cp_async_wait<STAGES - 1>();                                    // step 0 has landed (mine)
+  __syncthreads();                                                // everyone's
+  Tile::load(a[0], b[0], stage_a(0), stage_b(0), at, 0);
+
+  // KEY: two loops over the same step: while the step being refilled (i + STAGES) is a whole tile
+  // of K, its copies go unchecked; the last steps check k.
+  const int unchecked = steps - STAGES - 1;  // steps i whose refill i + STAGES < steps - 1
+  int i = 0;
+  for (; i < unchecked; ++i) k_step(i, std::true_type{});
+  for (; i < steps; ++i) k_step(i, std::false_type{});
   cp_async_wait<0>();  // only empty groups are left in flight, but leave none behind
 
   warp.template store<STAGE_C, Warps::kThreads, STAGES * (kStageA + kStageB) * 2>(
@@ -266,7 +289,7 @@ std::vector<Variant> mma_pipelined_variants() {
   return {
       {"mma_sync_pipelined", nullptr, launch_mma_sync_pipelined,
        "+ fragments double-buffered in registers, barrier before the last slice, grouped block "
-       "order; tile or split-K chosen by counting waves (sm_80+)",
+       "order, unchecked copies of whole tiles; tile or split-K chosen by counting waves (sm_80+)",
        ran<Choice::kAuto>},
       {"mma_sync_pipelined_128x256", nullptr, launch_as<Choice::kLarge>,
        "mma_sync_pipelined forced to its 128 x 256 tile (8 warps), no split-K",

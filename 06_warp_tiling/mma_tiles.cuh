@@ -59,6 +59,37 @@ struct MmaWarpTile {
                         Bs_s + 2 * BLayout::offset(kk + b_row, b_col + 16 * p));  // KEY
   }
 
+  // The same loads with the lane's addresses worked out once, before the K loop (kernel 6). The
+  // swizzle key of a row depends only on the row modulo 8 (B) or on (row / 2) modulo 4 (A), and
+  // 16 more rows leave it unchanged. So A's m16 tile i is 16 i rows below tile 0 (a constant), and
+  // B's slice q is 16 q rows below slice 0 (a constant): what is left per lane is one A offset per
+  // slice and one B offset per pair of n8 tiles. In the loop an address is then a register plus
+  // the stage's base (the same for the whole warp) plus a constant: no address arithmetic.
+  struct Offsets {
+    uint32_t a[BK / 16];  // [slices]      byte offset of this lane's A row for slice q, tile 0
+    uint32_t b[NT / 2];   // [pairs of n8]  byte offset of this lane's B row for pair p, slice 0
+  };
+  __device__ Offsets offsets() const {
+    static_assert(ALayout::kChunks == 4 && BLayout::kChunks % 8 == 0,
+                  "Offsets assumes the swizzles of a 32-half A row and a 64k-half B row");
+    Offsets o;
+#pragma unroll
+    for (int q = 0; q < BK / 16; ++q) o.a[q] = 2 * ALayout::offset(a_row, 16 * q + a_col);
+#pragma unroll
+    for (int p = 0; p < NT / 2; ++p) o.b[p] = 2 * BLayout::offset(b_row, b_col + 16 * p);
+    return o;
+  }
+  // Slice q of the stage at As_s, Bs_s: the same fragments as load(..., 16 * q).
+  __device__ __forceinline__ static void load(FragsA& a, FragsB& b, uint32_t As_s, uint32_t Bs_s,
+                                              const Offsets& o, int q) {
+#pragma unroll
+    for (int i = 0; i < MT; ++i) ldmatrix_x4(a[i], As_s + o.a[q] + 2 * 16 * i * BK);  // KEY
+#pragma unroll
+    for (int p = 0; p < NT / 2; ++p)
+      ldmatrix_x4_trans(b[2 * p][0], b[2 * p][1], b[2 * p + 1][0], b[2 * p + 1][1],
+                        Bs_s + o.b[p] + 2 * 16 * q * BN);  // KEY
+  }
+
   // acc += a * b over one k16 slice: MT x NT mma.sync.
   __device__ __forceinline__ static void mma(Acc& acc, const FragsA& a, const FragsB& b) {
 #pragma unroll

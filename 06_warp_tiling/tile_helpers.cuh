@@ -226,6 +226,61 @@ struct TileCopier {
   }
 };
 
+// The same copies with fewer instructions per tile (kernel 6, mma_pipelined.cu, says why that
+// matters on a GPU whose tensor cores are fast). TileCopier checks k on every chunk of every tile
+// and picks between two sources; yet only a block's last tile can run past K. So this copier
+//   - walks the tiles in order: each chunk's source moves one tile on per issue (src += step);
+//   - never points outside the matrix: a chunk whose row of A (column of B) is outside reads the
+//     last row (the last 8 columns) inside instead, for 0 bytes (zero-filled), so its source is
+//     a real address for every tile that is inside K;
+//   - issue<false>: a whole tile, no check at all (one copy and one add per chunk);
+//     issue<true>: any tile, k checked as in TileCopier (only the block's last tiles need it).
+// mma_pipelined.cu has the instruction counts it saves.
+// The same preconditions as TileCopier (16-byte path), and the issues must come in tile order.
+template <class Map, class Layout, int BK, bool K_IN_COLS>
+struct TileStream {
+  static constexpr int kChunks = Map::kPerThread;
+  const __half* src[kChunks];  // [chunks per thread]  source of chunk p in the next tile
+  bool inside[kChunks];        // [chunks per thread]  its row of A / column of B is inside
+  long long step;              // elements from one tile to the next
+
+  // m: rows x cols, row-major, cols >= 8; (row0, col0): the block's first row of A (col0 = 0) or
+  // first column of B (row0 = 0); t0: the first tile this block copies.
+  __device__ TileStream(const __half* m, int rows, int cols, int row0, int col0, int t0) {
+    step = K_IN_COLS ? BK : static_cast<long long>(BK) * cols;
+#pragma unroll
+    for (int p = 0; p < kChunks; ++p) {
+      const int r = Map::row(threadIdx.x, p), c = Map::col(threadIdx.x, p);
+      inside[p] = K_IN_COLS ? row0 + r < rows : col0 + c < cols;
+      const int row = K_IN_COLS ? min(row0 + r, rows - 1) : r;  // KEY: clamped, read for 0 bytes
+      const int col = K_IN_COLS ? c : min(col0 + c, cols - 8);
+      src[p] = m + static_cast<long long>(row) * cols + col + t0 * step;
+    }
+  }
+
+  // Byte offset of chunk p in a stage (a constant per thread: the compiler folds it).
+  __device__ static uint32_t dst(int p) {
+    return 2 * Layout::offset(Map::row(threadIdx.x, p), Map::col(threadIdx.x, p));
+  }
+
+  // The next tile, number t, into the stage at shared address `stage`.
+  // CHECKED = false only when tile t lies wholly inside K.
+  template <bool CHECKED>
+  __device__ __forceinline__ void issue(uint32_t stage, const __half* m, int t, int K) {
+#pragma unroll
+    for (int p = 0; p < kChunks; ++p) {
+      if constexpr (!CHECKED) {
+        cp_async_16(stage + dst(p), src[p], inside[p] ? 16 : 0);  // KEY: no check, no choice
+      } else {
+        const int k = (K_IN_COLS ? Map::col(threadIdx.x, p) : Map::row(threadIdx.x, p)) + t * BK;
+        const bool ok = inside[p] && k < K;
+        cp_async_16(stage + dst(p), ok ? src[p] : m, ok ? 16 : 0);
+      }
+      src[p] += step;
+    }
+  }
+};
+
 // ---- The WMMA step (kernels 3-4; kernels 1-2 write the same loop out) ---------------------------
 // One BK-deep step of a warp's WM x WN tile: per 16-deep slice kk, load the WN/16 fragments of B
 // once, then for each of the WM/16 fragments of A: load it once and use it WN/16 times.
