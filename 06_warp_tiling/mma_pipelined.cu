@@ -101,12 +101,10 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, MIN_BLOCKS
   // This block's K step i -> stage i % STAGES, one commit group. WHOLE: step i is a whole tile of
   // K (not the block's last), so the copies need no check.
   auto issue = [&](int i, auto whole) {
-    if constexpr (decltype(whole)::value) {
-      a_copy.template issue<false>(stage_a(i % STAGES), A, first + i, K);
-      b_copy.template issue<false>(stage_b(i % STAGES), B, first + i, K);
-    } else if (i < steps) {
-      a_copy.template issue<true>(stage_a(i % STAGES), A, first + i, K);
-      b_copy.template issue<true>(stage_b(i % STAGES), B, first + i, K);
+    constexpr bool kChecked = !decltype(whole)::value;
+    if (!kChecked || i < steps) {  // a whole tile is always one of this block's steps
+      a_copy.template issue<kChecked>(stage_a(i % STAGES), A, first + i, K);
+      b_copy.template issue<kChecked>(stage_b(i % STAGES), B, first + i, K);
     }
     cp_async_commit();
   };
