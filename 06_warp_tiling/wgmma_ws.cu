@@ -37,7 +37,7 @@
 // Build and run:  cmake --build build --target 06_warp_tiling
 //                 ./build/bin/06_warp_tiling --variant wgmma_persistent
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV). On an H100, % of
-// cuBLAS at 4096^3 / 8192^3: step 2 91% / 71%, step 3 96% / 91% (hopper.md, "Measured").
+// cuBLAS at 4096^3 / 8192^3: step 2 90% / 75%, step 3 94% / 94% (hopper.md, "Measured").
 // =================================================================================================
 #include "06_warp_tiling/warp_tiling.cuh"
 
