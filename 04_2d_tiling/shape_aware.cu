@@ -184,15 +184,13 @@ void launch_plan(const LaunchPlan& plan, const float* A, const float* B, float* 
 // 22.4. Plans with smaller tiles (few rows, or a small C) keep the scalar path, as do the calls
 // for which the GPU has no room for the copies.
 // -------------------------------------------------------------------------------------------------
-int round_up4(int x) { return ceil_div(x, 4) * 4; }
-
 // A, B and C, padded: M x k() of A, k() x n() of B and M x n() of C, each row a multiple of 4
 // floats, in one workspace of this call (StreamWorkspace: safe on concurrent streams). ok() is
 // false where the GPU has no room for them: then the launcher takes the scalar path instead.
 class PaddedProblem {
  public:
   PaddedProblem(const float* A, const float* B, int M, int N, int K, cudaStream_t stream)
-      : M_(M), N_(N), n_(round_up4(N)), k_(round_up4(K)) {
+      : M_(M), N_(N), n_(padded_row_length<float>(N)), k_(padded_row_length<float>(K)) {
     const size_t a = static_cast<size_t>(M) * k_, b = static_cast<size_t>(k_) * n_;
     const size_t c = static_cast<size_t>(M) * n_;  // a and b are multiples of 4: all aligned
     if (!copies_.try_allocate((a + b + c) * sizeof(float), stream)) return;
@@ -225,7 +223,7 @@ class PaddedProblem {
 // The plan for the padded shape, on the float4 path. Where the float4 path is not allowed, the
 // launcher pads where this plan names 128x256 (chosen by waves, or forced).
 LaunchPlan padded_plan(int M, int N, int K, Choice choice) {
-  return plan_for(M, round_up4(N), round_up4(K), true, choice);
+  return plan_for(M, padded_row_length<float>(N), padded_row_length<float>(K), true, choice);
 }
 
 template <Choice CHOICE>

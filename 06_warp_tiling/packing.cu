@@ -5,7 +5,6 @@
 
 #include <cstdint>
 
-#include "common/gemm.cuh"
 #include "common/padding.cuh"
 
 namespace gemm::warp_tiling {
@@ -21,7 +20,7 @@ bool rows_are_16_byte_aligned(const __half* A, const __half* B, int N, int K) {
 
 RowLengths aligned_row_lengths(const __half* A, const __half* B, int N, int K) {
   if (rows_are_16_byte_aligned(A, B, N, K)) return {K, N};
-  return {ceil_div(K, 8) * 8, ceil_div(N, 8) * 8};
+  return {padded_row_length<__half>(K), padded_row_length<__half>(N)};
 }
 
 AlignedOperands::AlignedOperands(const __half* A, const __half* B, int M, int N, int K,

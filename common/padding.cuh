@@ -18,6 +18,13 @@ namespace gemm {
 template <class T>
 constexpr int kElemsPer16Bytes = 16 / static_cast<int>(sizeof(T));
 
+// A row of `cols` elements of T rounded up to whole 16-byte pieces: the row length of a padded
+// copy (4093 floats -> 4096, 4093 halves -> 4096, 4100 halves -> 4104).
+template <class T>
+constexpr int padded_row_length(int cols) {
+  return (cols + kElemsPer16Bytes<T> - 1) / kElemsPer16Bytes<T> * kElemsPer16Bytes<T>;
+}
+
 // Copies the rows x cols row-major matrix `src` (any alignment) into `dst`, a rows_p x cols_p
 // row-major matrix (rows_p >= rows, cols_p >= cols, cols_p a multiple of kElemsPer16Bytes<T>,
 // dst 16-byte aligned), with zeros everywhere outside the copy. One pass: src read once, dst
