@@ -30,7 +30,8 @@
 // written and read back per extra slice, and a second kernel.
 //
 // Odd N or K, or unaligned pointers (no float4): where the plan names 128x256, padded copies of A,
-// B and C (PaddedProblem, below), else kernel 5's scalar path with BK = 8.
+// B and C (PaddedProblem, below), else kernel 5's scalar path with BK = 8. (Also the scalar path
+// where a padded copy would have 2^31 elements or more: the kernel's offsets are 32-bit ints.)
 // Preconditions: none.
 // Build and run:  cmake --build build --target 04_2d_tiling
 //                 ./build/bin/04_2d_tiling --variant tiling_2d_shape_aware --m 16 --n 4096 --k 4096
@@ -184,13 +185,24 @@ void launch_plan(const LaunchPlan& plan, const float* A, const float* B, float* 
 // 22.4. Plans with smaller tiles (few rows, or a small C) keep the scalar path, as do the calls
 // for which the GPU has no room for the copies.
 // -------------------------------------------------------------------------------------------------
+// Would the padded copies fit kernel 5's 32-bit offsets (row * cols + col in an int)? The
+// matrices themselves always do; a copy with longer rows may not (common/padding.cuh,
+// int_indexable). Where one would not, the launcher keeps the scalar path, which reads the
+// originals: slower by the figures above, but right for every legal size.
+bool padded_copies_indexable(int M, int N, int K) {
+  const int n = padded_row_length<float>(N), k = padded_row_length<float>(K);
+  return int_indexable(M, k) && int_indexable(k, n) && int_indexable(M, n);  // A, B, C
+}
+
 // A, B and C, padded: M x k() of A, k() x n() of B and M x n() of C, each row a multiple of 4
 // floats, in one workspace of this call (StreamWorkspace: safe on concurrent streams). ok() is
-// false where the GPU has no room for them: then the launcher takes the scalar path instead.
+// false where the GPU has no room for them, or where a copy would be too large for 32-bit offsets:
+// then the launcher takes the scalar path instead.
 class PaddedProblem {
  public:
   PaddedProblem(const float* A, const float* B, int M, int N, int K, cudaStream_t stream)
       : M_(M), N_(N), n_(padded_row_length<float>(N)), k_(padded_row_length<float>(K)) {
+    if (!padded_copies_indexable(M, N, K)) return;  // KEY: 46339 x 46341 x 9 ends here
     const size_t a = static_cast<size_t>(M) * k_, b = static_cast<size_t>(k_) * n_;
     const size_t c = static_cast<size_t>(M) * n_;  // a and b are multiples of 4: all aligned
     if (!copies_.try_allocate((a + b + c) * sizeof(float), stream)) return;
@@ -256,12 +268,14 @@ std::string ran(const void* A, const void* B, const float* C, int M, int N, int 
   const bool vec = float4_ok(static_cast<const float*>(A), static_cast<const float*>(B), C, N, K);
   if (!vec) {
     const LaunchPlan padded = padded_plan(M, N, K, CHOICE);
-    if (padded.config == kWide)
+    if (padded.config == kWide && padded_copies_indexable(M, N, K))
       return "ran " + padded.describe(configs(true)) + " on padded copies";
   }
   const LaunchPlan plan = plan_for(M, N, K, vec, CHOICE);
   const std::string path = vec ? "" : " (scalar loads)";
   if (CHOICE == Choice::kAuto) return "ran " + plan.describe(configs(vec)) + path;
+  if (CHOICE == Choice::kWide && !vec)  // reached only where the padded copies were ruled out
+    return "ran " + plan.describe(configs(false)) + path + ": padded copies would pass 2^31 elements";
   if (CHOICE == Choice::kSplitK && plan.splits == 1) return "ran 128x128: K has 1 step, no split";
   return "";
 }

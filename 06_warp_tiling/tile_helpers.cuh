@@ -212,7 +212,8 @@ struct TileCopier {
       dst[p] = 2 * Layout::offset(r, c);
       k0[p] = K_IN_COLS ? c : r;
       fixed_ok[p] = K_IN_COLS ? row0 + r < rows : col0 + c < cols;
-      src[p] = fixed_ok[p] ? m + (row0 + r) * cols + col0 + c : m;  // tile 0, k unchecked yet
+      // 64-bit offset: m may be a packed copy of more than 2^31 halves (packing.cuh).
+      src[p] = fixed_ok[p] ? m + static_cast<long long>(row0 + r) * cols + col0 + c : m;
     }
   }
 

@@ -2,7 +2,12 @@
 // rely on it).
 //
 //   C = A x B, all row-major: A is M x K, B is K x N, C is M x N. Device pointers, no alignment
-//   promised (a kernel that wants 16-byte loads must check and fall back). Any M, N, K >= 1.
+//   promised (a kernel that wants 16-byte loads must check and fall back). Any M, N, K >= 1 with
+//   each of A, B and C under 2^31 elements (the command line's limit), so that a kernel may index
+//   them with 32-bit ints; a copy a launcher makes (padding, split-K partial sums) may be larger,
+//   and is then indexed in 64 bits or not made (docs/library_use.md, "Sizes").
+//   Stream-ordered: a launcher queues its work on `stream` and returns; it never synchronizes, and
+//   it may be captured into a CUDA graph (docs/library_use.md, "CUDA graphs").
 //
 // Each GPU chapter declares, in its host-includable header NN_name/<name>.cuh,
 //   namespace gemm::<name> { std::vector<gemm::Variant> variants(); }

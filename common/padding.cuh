@@ -25,6 +25,15 @@ constexpr int padded_row_length(int cols) {
   return (cols + kElemsPer16Bytes<T> - 1) / kElemsPer16Bytes<T> * kElemsPer16Bytes<T>;
 }
 
+// Does a rows x cols matrix have fewer than 2^31 elements, so that a kernel may compute
+// row * cols + col in a 32-bit int? Every matrix a caller passes does (common/gemm.cuh), but a
+// padded copy can be larger: 46339 x 46341 floats is 2,147,395,599 elements, its copy with rows of
+// 46344 is 2,147,534,616, past 2^31 - 1 = 2,147,483,647. A launcher whose kernel indexes in int
+// makes such a copy only where this holds (docs/library_use.md, "Sizes").
+constexpr bool int_indexable(int rows, int cols) {
+  return static_cast<long long>(rows) * cols <= 2147483647LL;
+}
+
 // Copies the rows x cols row-major matrix `src` (any alignment) into `dst`, a rows_p x cols_p
 // row-major matrix (rows_p >= rows, cols_p >= cols, cols_p a multiple of kElemsPer16Bytes<T>,
 // dst 16-byte aligned), with zeros everywhere outside the copy. One pass: src read once, dst

@@ -3,16 +3,35 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/parallel.hpp"
+
 namespace gemm {
+
+namespace {
+constexpr size_t kGrain = size_t(1) << 20;  // elements: smaller loops stay on one thread
+}  // namespace
 
 std::vector<__half> to_half(const std::vector<float>& x) {
   std::vector<__half> h(x.size());
-  for (size_t i = 0; i < x.size(); ++i) h[i] = __float2half_rn(x[i]);
+  parallel_parts(x.size(), kGrain, [&](size_t, size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) h[i] = __float2half_rn(x[i]);
+  });
   return h;
 }
 
 void round_to_half_in_place(std::vector<float>& x) {
-  for (float& v : x) v = __half2float(__float2half_rn(v));
+  parallel_parts(x.size(), kGrain, [&](size_t, size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) x[i] = __half2float(__float2half_rn(x[i]));
+  });
+}
+
+// |x| for every element, on all cores.
+std::vector<float> absolute(const std::vector<float>& x) {
+  std::vector<float> out(x.size());
+  parallel_parts(x.size(), kGrain, [&](size_t, size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) out[i] = std::fabs(x[i]);
+  });
+  return out;
 }
 
 Problem::Problem(int M_, int N_, int K_, Precision p, std::uint64_t seed, bool managed_)
@@ -91,19 +110,18 @@ Reference::Reference(const Problem& p, Cublas* cublas, cudaStream_t stream)
   DeviceBuffer<float> ref(size_t(M_) * N_), mag(size_t(M_) * N_);
   cublas->sgemm(p.dA.get(), p.dB.get(), ref.get(), M_, N_, K_, stream);
   {
-    std::vector<float> absA(p.A.size()), absB(p.B.size());
-    std::transform(p.A.begin(), p.A.end(), absA.begin(), [](float x) { return std::fabs(x); });
-    std::transform(p.B.begin(), p.B.end(), absB.begin(), [](float x) { return std::fabs(x); });
-    DeviceBuffer<float> dAbsA(absA.size()), dAbsB(absB.size());
-    dAbsA.upload(absA);
-    dAbsB.upload(absB);
+    DeviceBuffer<float> dAbsA(p.A.size()), dAbsB(p.B.size());
+    dAbsA.upload(absolute(p.A));
+    dAbsB.upload(absolute(p.B));
     cublas->sgemm(dAbsA.get(), dAbsB.get(), mag.get(), M_, N_, K_, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   full_ = ref.download();
   abs_upper_ = mag.download();
   const float grow = static_cast<float>(1.0 + 2.0 * gamma(K_, unit_roundoff(Precision::kF32)));
-  for (float& s : abs_upper_) s *= grow;
+  parallel_parts(abs_upper_.size(), kGrain, [&](size_t, size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) abs_upper_[i] *= grow;
+  });
 
   // Trust, but verify: the cuBLAS reference must itself agree with the oracle.
   const VerifyResult self = verify_against_oracle(full_.data(), N_, K_, oracle_, Precision::kF32);

@@ -19,6 +19,8 @@ namespace gemm {
 // fp32 -> fp16 (round to nearest even), and fp32 -> the fp32 value of its fp16 rounding.
 std::vector<__half> to_half(const std::vector<float>& x);
 void round_to_half_in_place(std::vector<float>& x);
+// |x|, element by element (the verifier's bound needs |A| x |B|).
+std::vector<float> absolute(const std::vector<float>& x);
 
 struct Problem {
   int M, N, K;

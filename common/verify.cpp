@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
+
+#include "common/parallel.hpp"
 
 namespace gemm {
 
@@ -83,12 +86,19 @@ VerifyResult verify_against_oracle(const float* C, int N, int K, const OracleRow
 VerifyResult verify_against_matrix(const float* C, const float* ref, const float* abs_sum_upper,
                                    int M, int N, int K, Precision p) {
   const double g = gamma(K, unit_roundoff(p)) + gamma(K, unit_roundoff(Precision::kF32));
+  // Rows in ranges, one per core, merged in row order: the first bad element is the same as in a
+  // single pass.
+  const size_t grain = std::max(1, (1 << 20) / N);  // rows: at least about 1M elements a range
+  std::vector<VerifyResult> parts(part_count(M, grain));
+  parallel_parts(M, grain, [&](size_t part, size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i)
+      for (int j = 0; j < N; ++j) {
+        const size_t at = i * N + j;
+        parts[part].check(static_cast<int>(i), j, N, C[at], ref[at], g * abs_sum_upper[at]);
+      }
+  });
   VerifyResult r;
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      const size_t at = static_cast<size_t>(i) * N + j;
-      r.check(i, j, N, C[at], ref[at], g * abs_sum_upper[at]);
-    }
+  for (const VerifyResult& part : parts) r.merge(part);
   return r;
 }
 

@@ -12,6 +12,13 @@ namespace gemm {
 // One pool per device, created at its first use. Its release threshold is "never": memory freed
 // with cudaFreeAsync stays in the pool for the next call, where the default (0) would hand it back
 // to the driver at every synchronization and make the next allocation map it again.
+//
+// The first use may come while a stream is being captured into a CUDA graph: this thread's own
+// stream, or any other thread's in the default (global) capture mode. Creating a pool is one of the
+// calls CUDA then refuses ("operation not permitted when stream is capturing"), because it is not
+// stream-ordered and cannot be recorded in a graph. It does not need to be recorded: the pool is
+// process state, made once. So this thread switches to the relaxed capture mode for the two calls
+// that make it, and back (docs/library_use.md, "CUDA graphs").
 cudaMemPool_t workspace_pool() {
   static std::mutex mutex;
   static std::map<int, cudaMemPool_t> pools;
@@ -20,6 +27,8 @@ cudaMemPool_t workspace_pool() {
   const std::lock_guard<std::mutex> lock(mutex);
   cudaMemPool_t& pool = pools[device];
   if (!pool) {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));  // KEY: this thread, these calls only
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
@@ -27,10 +36,14 @@ cudaMemPool_t workspace_pool() {
     CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
     std::uint64_t keep = UINT64_MAX;
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));  // the caller's mode again
   }
   return pool;
 }
 
+// Inside a stream capture, cudaMallocFromPoolAsync and cudaFreeAsync are recorded as the graph's
+// allocation and free nodes: the graph owns that memory (the pool only lends its properties), and
+// each replay allocates and frees it again in graph order. So the same code serves both.
 void StreamWorkspace::allocate(size_t bytes, cudaStream_t stream) {
   stream_ = stream;
   // KEY: allocated on this call's stream: nothing is shared with a call on another stream.

@@ -2,8 +2,10 @@
 # One command that proves this repository works on the GPU of this machine, and regenerates every
 # number the docs cite:
 #   build     configure (the GPU's own architecture, exercises on) and build everything
-#   tests     ctest -L cpu, gpu, sanitize (the four compute-sanitizer tools), and the exercises'
-#             self-test, scripts/grade.sh --selftest (unmodified skeletons must be graded "not
+#   tests     ctest -L cpu, gpu (awkward shapes, two streams, unaligned pointers, CUDA graphs, eight
+#             threads), sanitize (the four compute-sanitizer tools), huge (a matrix of just under
+#             2^31 elements: about 36 GiB of GPU memory, skipped with the reason on a smaller GPU),
+#             and the exercises' self-test, scripts/grade.sh --selftest (unmodified skeletons must be graded "not
 #             attempted", the chapters' kernels in their place must pass at about 1.0x of
 #             themselves, the slow solutions must be graded "correct but slow")
 #   bench     scripts/bench_all.sh: the sweep (every variant, 256..8192, awkward and skinny shapes),
@@ -65,10 +67,13 @@ fi
 declare -A test_line
 if has tests; then
   rm -f "$out/tests.log"
-  for label in cpu gpu sanitize; do
+  for label in cpu gpu sanitize huge; do
     echo "== ctest -L $label"
-    ctest --test-dir "$build" -L "^$label\$" --output-on-failure -j 4 > "$out/ctest_$label.log" 2>&1 ||
-      status=1
+    verbose=()
+    [ "$label" = huge ] && verbose=(-V)  # its log lists every variant at every huge shape
+    ctest --test-dir "$build" -L "^$label\$" --output-on-failure -j 4 "${verbose[@]}" \
+      > "$out/ctest_$label.log" 2>&1 || status=1
+    [ "$label" = huge ] && cp "$out/ctest_$label.log" "$out/huge.log"
     line=$(grep -E "tests passed|tests failed" "$out/ctest_$label.log" | tail -n 1)
     skipped=$(grep -c '\*\*\*Skipped' "$out/ctest_$label.log")
     test_line[$label]="${line:-no tests ran}; $skipped skipped"
@@ -113,7 +118,7 @@ fi
 echo
 echo "================ summary: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) ================"
 if has tests; then
-  for label in cpu gpu sanitize; do
+  for label in cpu gpu sanitize huge; do
     printf "tests %-10s %s\n" "$label:" "${test_line[$label]}"
   done
   echo
@@ -165,9 +170,11 @@ PY
 fi
 if has tests; then
   echo
-  echo "every variant on two non-blocking streams at once (ctest gpu_tests_streams_*), and with A, B"
-  echo "or C one element past an aligned address (gpu_tests_unaligned_*):"
-  grep -E "gpu_tests_(streams|unaligned)_[0-9a-z_]+ .*(Passed|Failed|Skipped|\*\*\*)" "$out/tests.log" |
+  echo "every variant on two non-blocking streams at once (ctest gpu_tests_streams_*), with A, B or C"
+  echo "one element past an aligned address (gpu_tests_unaligned_*), captured into a CUDA graph and"
+  echo "replayed (gpu_tests_graphs_*), from eight threads at once (gpu_tests_threads_*), and with a"
+  echo "matrix of just under 2^31 elements (gpu_tests_huge):"
+  grep -E "gpu_tests_(streams|unaligned|graphs|threads|huge)[0-9a-z_]* .*(Passed|Failed|Skipped|\*\*\*)" "$out/tests.log" |
     sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ +\.+ */ /'
 fi
 if has profile && [ -s "$out/profile.csv" ]; then

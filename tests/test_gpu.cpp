@@ -11,14 +11,18 @@
 // The same source is also the exercise suite (GEMM_EXERCISE_SUITE, tests/exercises/): there the
 // "chapter" is one exercise or its reference solution, and the result is also written as a grade.
 #define CATCH_CONFIG_RUNNER
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "broken_kernels.hpp"
@@ -74,6 +78,9 @@ std::vector<Shape> test_shapes() {
       {136, 264, 200},    // the same, with K long enough for pipelines to reuse their stages
       {2048, 4352, 72},   // many tiles, short K: persistent kernels loop over several tiles per
                           // block (272 tiles of 128 x 256), their stages reused across tiles
+      // The largest single dimension the command line accepts (2^18) along M, N and K in turn:
+      // grid dimensions (gridDim.y stops at 65535), and split-K of a deep, tiny product.
+      {262144, 1, 3},     {1, 262144, 2},  {2, 1, 262144},
   };
   if (const char* extra = std::getenv("GEMM_EXTRA_SHAPES")) {
     std::stringstream ss(extra);
@@ -302,6 +309,202 @@ TEST_CASE("every variant is correct with unaligned pointers", "[unaligned]") {
   });
   REQUIRE(checked > 0);  // a chapter whose every variant was skipped must not pass vacuously
   std::printf("checked %d (variant, shape, pointers) runs, seed %llu\n", checked,
+              static_cast<unsigned long long>(g_seed));
+}
+
+// A launcher is stream-ordered, so it can be captured into a CUDA graph: cudaStreamBeginCapture,
+// the call, cudaStreamEndCapture, and the graph replays the call without the host. This is how
+// the launchers are used in a framework that replays a whole model step, and what cuBLAS allows.
+// Inside a capture a launcher may only queue work on the stream: no synchronization, no
+// cudaMalloc, no creating a memory pool (docs/library_use.md). Every variant is captured here in
+// the default (global) mode, as the first call of that variant in this process (ctest runs this
+// test case in a process of its own), so lazy set-up inside the launcher is captured too. Each
+// graph is then replayed three times onto a C poisoned with NaN: every replay must verify, and
+// give the same bits as the first.
+TEST_CASE("every variant is correct when captured into a CUDA graph and replayed", "[graphs]") {
+  const std::vector<Shape> shapes = {
+      {1000, 999, 1001},  // odd N and K: padded copies or scalar paths, with their workspaces
+      {520, 512, 4096},   // aligned, deep K: the fast paths, split-K where a plan splits
+      {16, 4096, 4096},   // skinny: split-K's workspace and reduction in the graph
+      {129, 264, 72}};
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  Cases cases;
+  int checked = 0;
+  for_each_runnable_variant([&](const std::string& chapter, const gemm::Variant& v,
+                                gemm::Precision p) {
+    for (const Shape& s : shapes) {
+      Case& c = cases.get(s, p);
+      gemm::Problem& pr = *c.problem;
+      CUDA_CHECK(cudaDeviceSynchronize());  // the problem's set-up is done before the capture
+      cudaGraph_t graph = nullptr;
+      CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+      pr.launch(v, stream);  // KEY: recorded, not run
+      CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+      size_t nodes = 0;
+      CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+      cudaGraphExec_t exec = nullptr;
+      CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+      std::vector<float> first;
+      for (int replay = 0; replay < 3; ++replay) {
+        pr.dC.poison(stream);
+        CUDA_CHECK(cudaGraphLaunch(exec, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        const std::vector<float> out = pr.result();
+        const gemm::VerifyResult r = c.reference->verify(out);
+        INFO(chapter << " / " << v.name << " at " << s.str() << ", graph of " << nodes
+                     << " nodes, replay " << replay << ": " << r.describe());
+        CHECK(nodes > 0);
+        CHECK(r.passed());
+        if (replay == 0)
+          first = out;
+        else
+          CHECK(std::memcmp(out.data(), first.data(), out.size() * sizeof(float)) == 0);
+      }
+      CUDA_CHECK(cudaGraphExecDestroy(exec));
+      CUDA_CHECK(cudaGraphDestroy(graph));
+      ++checked;
+    }
+  });
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  REQUIRE(checked > 0);  // a chapter whose every variant was skipped must not pass vacuously
+  std::printf("captured and replayed %d (variant, shape) graphs, 3 replays each, seed %llu\n",
+              checked, static_cast<unsigned long long>(g_seed));
+}
+
+// Eight host threads, each with its own non-blocking stream and its own problem, call the same
+// variant at the same time, twice: what a server that runs several requests at once does. A
+// launcher with process-wide state that is not thread-safe (a scratch buffer, a lazily built
+// table, a memory pool made twice) fails here. Catch2's assertions are not thread-safe, so the
+// threads only run and collect; the checks come after the join.
+TEST_CASE("every variant is correct when called from eight threads at once", "[threads]") {
+  constexpr int kThreads = 8;
+  const Shape shapes[kThreads] = {{1000, 999, 1001}, {520, 512, 1024}, {64, 64, 64},
+                                  {777, 555, 333},   {16, 2048, 2048}, {129, 264, 72},
+                                  {1024, 1024, 1024}, {3, 5, 7}};
+  Cases cases;
+  int checked = 0;
+  for_each_runnable_variant([&](const std::string& chapter, const gemm::Variant& v,
+                                gemm::Precision p) {
+    std::vector<Case*> mine;
+    for (const Shape& s : shapes) mine.push_back(&cases.get(s, p));
+    std::vector<std::vector<float>> out(kThreads);
+    for (int rep = 0; rep < 2; ++rep) {
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+          cudaStream_t stream;
+          CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+          mine[t]->problem->run(v, stream);
+          CUDA_CHECK(cudaStreamSynchronize(stream));
+          out[t] = mine[t]->problem->result();
+          CUDA_CHECK(cudaStreamDestroy(stream));
+        });
+      for (std::thread& th : threads) th.join();
+      for (int t = 0; t < kThreads; ++t) {
+        const gemm::VerifyResult r = mine[t]->reference->verify(out[t]);
+        INFO(chapter << " / " << v.name << ", thread " << t << " at " << shapes[t].str()
+                     << ", repetition " << rep << ": " << r.describe());
+        CHECK(r.passed());
+        ++checked;
+      }
+    }
+  });
+  REQUIRE(checked > 0);
+  std::printf("checked %d (variant, thread) runs, seed %llu\n", checked,
+              static_cast<unsigned long long>(g_seed));
+}
+
+// The largest sizes the command line accepts: a matrix of just under 2^31 elements, C, A or B in
+// turn, with odd sizes so that rows padded to 16 bytes (chapter 04's copies, chapter 06's packed
+// operands) pass 2^31 elements: 46339 x 46341 is 2,147,395,599 elements, 46339 x 46344 (rows
+// padded to 8 halves) 2,147,534,616. A launcher that computes an offset in a 32-bit int there reads
+// or writes far outside its buffers. Needs about 36 GiB of GPU memory and 40 GiB of host memory;
+// elsewhere it exits 77 (skipped) with the reason. One problem is alive at a time, and every
+// variant of the selected chapters runs on it before the next is built (building one takes
+// seconds: 2^31 random values, their upload, and the reference).
+namespace {
+
+const Shape kHugeShapes[] = {{46339, 46341, 9},    // C just under 2^31 elements
+                             {46339, 9, 46341},    // A
+                             {9, 46341, 46339}};   // B
+
+size_t host_bytes_available() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  size_t kib = 0;
+  while (meminfo >> key >> kib)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;  // unknown: the caller decides
+}
+
+// Exits 77 (ctest: skipped), with the reason, where this machine cannot hold the huge problems.
+void skip_huge_unless_they_fit(gemm::Precision p) {
+  size_t gpu_need = 0, host_need = 0;
+  for (const Shape& s : kHugeShapes) {
+    const size_t mk = size_t(s.m) * s.k, kn = size_t(s.k) * s.n, mn = size_t(s.m) * s.n;
+    // The problem and its reference, plus the largest padded copies a launcher makes.
+    gpu_need = std::max(gpu_need, gemm::Problem::gpu_bytes_needed(s.m, s.n, s.k, p, 0) +
+                                      4 * (mk + kn + mn) + (size_t(1) << 30));
+    // Host: A, B, |A| or |B|, the full reference and bound, one result.
+    host_need = std::max(host_need, 4 * (2 * (mk + kn) + 4 * mn) + (size_t(1) << 30));
+  }
+  size_t free_bytes = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  const size_t host = host_bytes_available();
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  if (free_bytes < gpu_need || (host != 0 && host < host_need)) {
+    std::printf("Skipping the huge-size tests: they need %.0f GiB of free GPU memory and %.0f GiB "
+                "of host memory; this machine has %.0f GiB and %.0f GiB free.\n",
+                gpu_need / gib, host_need / gib, free_bytes / gib, host / gib);
+    std::fflush(stdout);
+    std::exit(77);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every variant is correct with a matrix of just under 2^31 elements", "[huge]") {
+  const auto chapters = selected_chapters();
+  REQUIRE_FALSE(chapters.empty());
+  int checked = 0;
+  for (const gemm::Precision p : {gemm::Precision::kF32, gemm::Precision::kF16}) {
+    bool any = false;  // does a selected chapter have a runnable variant of this precision?
+    for (const auto& [chapter, variants] : chapters)
+      for (const auto& v : variants)
+        any = any || (can_run(v) && (v.f32 != nullptr) == (p == gemm::Precision::kF32));
+    if (!any) continue;
+    skip_huge_unless_they_fit(p);
+    gemm::Cublas cublas;
+    for (const Shape& s : kHugeShapes) {
+      const auto started = std::chrono::steady_clock::now();
+      gemm::Problem problem(s.m, s.n, s.k, p, g_seed);
+      const gemm::Reference reference(problem, &cublas, nullptr);
+      std::vector<float> out(problem.dC.size());
+      const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                           started).count();
+      std::printf("%s, %s: problem and reference built in %.1f s\n", s.str().c_str(),
+                  p == gemm::Precision::kF32 ? "f32" : "f16", setup_s);
+      for (const auto& [chapter, variants] : chapters)
+        for (const auto& v : variants) {
+          if (!can_run(v) || (v.f32 != nullptr) != (p == gemm::Precision::kF32)) continue;
+          problem.run(v, nullptr);
+          CUDA_CHECK(cudaDeviceSynchronize());
+          CUDA_CHECK(cudaMemcpy(out.data(), problem.dC.get(), problem.dC.bytes(),
+                                cudaMemcpyDeviceToHost));
+          const gemm::VerifyResult r = reference.verify(out);
+          const std::string note = problem.runs_instead(v);
+          std::printf("  %-16s %-34s %s%s\n", chapter.c_str(), v.name.c_str(),
+                      r.passed() ? "PASS" : "FAIL", note.empty() ? "" : ("  (" + note + ")").c_str());
+          INFO(chapter << " / " << v.name << " at " << s.str() << ": " << r.describe());
+          CHECK(r.passed());
+          ++checked;
+        }
+      std::fflush(stdout);
+    }
+  }
+  REQUIRE(checked > 0);
+  std::printf("checked %d (variant, huge shape) pairs, seed %llu\n", checked,
               static_cast<unsigned long long>(g_seed));
 }
 
