@@ -4,7 +4,7 @@
 #   build     configure (the GPU's own architecture, exercises on) and build everything
 #   tests     ctest -L cpu, gpu (awkward shapes, two streams, unaligned pointers, CUDA graphs, eight
 #             threads), sanitize (the four compute-sanitizer tools), huge (a matrix of just under
-#             2^31 elements: about 36 GiB of GPU memory, skipped with the reason on a smaller GPU),
+#             2^31 elements: about 33 GiB of GPU memory, skipped with the reason on a smaller GPU),
 #             and the exercises' self-test, scripts/grade.sh --selftest (unmodified skeletons must be graded "not
 #             attempted", the chapters' kernels in their place must pass at about 1.0x of
 #             themselves, the slow solutions must be graded "correct but slow")

@@ -165,6 +165,15 @@ void for_each_runnable_variant(F&& f) {
       if (can_run(v)) f(chapter, v, v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16);
 }
 
+// Calls f(chapter, variant, shape, its case) for every runnable variant and every shape.
+template <class F>
+void for_each_variant_and_shape(const std::vector<Shape>& shapes, Cases& cases, F&& f) {
+  for_each_runnable_variant([&](const std::string& chapter, const gemm::Variant& v,
+                                gemm::Precision p) {
+    for (const Shape& s : shapes) f(chapter, v, s, cases.get(s, p));
+  });
+}
+
 }  // namespace
 
 TEST_CASE("every variant of every GPU chapter is correct on awkward shapes", "[variants]") {
@@ -278,33 +287,30 @@ TEST_CASE("every variant is correct with unaligned pointers", "[unaligned]") {
                           {true, true, true, "A + 1, B + 1, C + 1"}};
   Cases cases;
   int checked = 0;
-  for_each_runnable_variant([&](const std::string& chapter, const gemm::Variant& v,
-                                gemm::Precision p) {
-    for (const Shape& s : shapes) {
-      Case& c = cases.get(s, p);
-      const gemm::Problem& pr = *c.problem;
-      for (const Shift& sh : shifts) {
-        const size_t count_c = static_cast<size_t>(s.m) * s.n;
-        Shifted<float> C(nullptr, count_c, sh.c);
-        CUDA_CHECK(cudaMemset(C.p, 0xFF, count_c * sizeof(float)));  // NaN: unwritten fails
-        if (v.f32) {
-          Shifted<float> A(pr.dA.get(), pr.dA.size(), sh.a), B(pr.dB.get(), pr.dB.size(), sh.b);
-          v.f32(A.p, B.p, C.p, s.m, s.n, s.k, nullptr);
-          CUDA_CHECK(cudaDeviceSynchronize());
-        } else {
-          Shifted<__half> A(pr.dA16.get(), pr.dA16.size(), sh.a),
-              B(pr.dB16.get(), pr.dB16.size(), sh.b);
-          v.f16(A.p, B.p, C.p, s.m, s.n, s.k, nullptr);
-          CUDA_CHECK(cudaDeviceSynchronize());
-        }
-        std::vector<float> out(count_c);
-        CUDA_CHECK(cudaMemcpy(out.data(), C.p, count_c * sizeof(float), cudaMemcpyDeviceToHost));
-        const gemm::VerifyResult r = c.reference->verify(out);
-        INFO(chapter << " / " << v.name << " at " << s.str() << " with " << sh.what << ": "
-                     << r.describe());
-        CHECK(r.passed());
-        ++checked;
+  for_each_variant_and_shape(shapes, cases, [&](const std::string& chapter,
+                                                const gemm::Variant& v, const Shape& s, Case& c) {
+    const gemm::Problem& pr = *c.problem;
+    for (const Shift& sh : shifts) {
+      const size_t count_c = static_cast<size_t>(s.m) * s.n;
+      Shifted<float> C(nullptr, count_c, sh.c);
+      CUDA_CHECK(cudaMemset(C.p, 0xFF, count_c * sizeof(float)));  // NaN: unwritten fails
+      if (v.f32) {
+        Shifted<float> A(pr.dA.get(), pr.dA.size(), sh.a), B(pr.dB.get(), pr.dB.size(), sh.b);
+        v.f32(A.p, B.p, C.p, s.m, s.n, s.k, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+      } else {
+        Shifted<__half> A(pr.dA16.get(), pr.dA16.size(), sh.a),
+            B(pr.dB16.get(), pr.dB16.size(), sh.b);
+        v.f16(A.p, B.p, C.p, s.m, s.n, s.k, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
       }
+      std::vector<float> out(count_c);
+      CUDA_CHECK(cudaMemcpy(out.data(), C.p, count_c * sizeof(float), cudaMemcpyDeviceToHost));
+      const gemm::VerifyResult r = c.reference->verify(out);
+      INFO(chapter << " / " << v.name << " at " << s.str() << " with " << sh.what << ": "
+                   << r.describe());
+      CHECK(r.passed());
+      ++checked;
     }
   });
   REQUIRE(checked > 0);  // a chapter whose every variant was skipped must not pass vacuously
@@ -331,40 +337,37 @@ TEST_CASE("every variant is correct when captured into a CUDA graph and replayed
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   Cases cases;
   int checked = 0;
-  for_each_runnable_variant([&](const std::string& chapter, const gemm::Variant& v,
-                                gemm::Precision p) {
-    for (const Shape& s : shapes) {
-      Case& c = cases.get(s, p);
-      gemm::Problem& pr = *c.problem;
-      CUDA_CHECK(cudaDeviceSynchronize());  // the problem's set-up is done before the capture
-      cudaGraph_t graph = nullptr;
-      CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-      pr.launch(v, stream);  // KEY: recorded, not run
-      CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-      size_t nodes = 0;
-      CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
-      cudaGraphExec_t exec = nullptr;
-      CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-      std::vector<float> first;
-      for (int replay = 0; replay < 3; ++replay) {
-        pr.dC.poison(stream);
-        CUDA_CHECK(cudaGraphLaunch(exec, stream));
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        const std::vector<float> out = pr.result();
-        const gemm::VerifyResult r = c.reference->verify(out);
-        INFO(chapter << " / " << v.name << " at " << s.str() << ", graph of " << nodes
-                     << " nodes, replay " << replay << ": " << r.describe());
-        CHECK(nodes > 0);
-        CHECK(r.passed());
-        if (replay == 0)
-          first = out;
-        else
-          CHECK(std::memcmp(out.data(), first.data(), out.size() * sizeof(float)) == 0);
-      }
-      CUDA_CHECK(cudaGraphExecDestroy(exec));
-      CUDA_CHECK(cudaGraphDestroy(graph));
-      ++checked;
+  for_each_variant_and_shape(shapes, cases, [&](const std::string& chapter,
+                                                const gemm::Variant& v, const Shape& s, Case& c) {
+    gemm::Problem& pr = *c.problem;
+    CUDA_CHECK(cudaDeviceSynchronize());  // the problem's set-up is done before the capture
+    cudaGraph_t graph = nullptr;
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    pr.launch(v, stream);  // KEY: recorded, not run
+    CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    size_t nodes = 0;
+    CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+    cudaGraphExec_t exec = nullptr;
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    std::vector<float> first;
+    for (int replay = 0; replay < 3; ++replay) {
+      pr.dC.poison(stream);
+      CUDA_CHECK(cudaGraphLaunch(exec, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      const std::vector<float> out = pr.result();
+      const gemm::VerifyResult r = c.reference->verify(out);
+      INFO(chapter << " / " << v.name << " at " << s.str() << ", graph of " << nodes
+                   << " nodes, replay " << replay << ": " << r.describe());
+      CHECK(nodes > 0);
+      CHECK(r.passed());
+      if (replay == 0)
+        first = out;
+      else
+        CHECK(std::memcmp(out.data(), first.data(), out.size() * sizeof(float)) == 0);
     }
+    CUDA_CHECK(cudaGraphExecDestroy(exec));
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    ++checked;
   });
   CUDA_CHECK(cudaStreamDestroy(stream));
   REQUIRE(checked > 0);  // a chapter whose every variant was skipped must not pass vacuously
@@ -419,7 +422,7 @@ TEST_CASE("every variant is correct when called from eight threads at once", "[t
 // turn, with odd sizes so that rows padded to 16 bytes (chapter 04's copies, chapter 06's packed
 // operands) pass 2^31 elements: 46339 x 46341 is 2,147,395,599 elements, 46339 x 46344 (rows
 // padded to 8 halves) 2,147,534,616. A launcher that computes an offset in a 32-bit int there reads
-// or writes far outside its buffers. Needs about 36 GiB of GPU memory and 40 GiB of host memory;
+// or writes far outside its buffers. Needs about 33 GiB of GPU memory and 33 GiB of host memory;
 // elsewhere it exits 77 (skipped) with the reason. One problem is alive at a time, and every
 // variant of the selected chapters runs on it before the next is built (building one takes
 // seconds: 2^31 random values, their upload, and the reference).
