@@ -1,5 +1,6 @@
 // 06_warp_tiling: tensor cores with block and warp tiling, refined step by step (padding, 128-bit
-// loads, a cp.async pipeline, then ldmatrix + mma.sync in PTX). See README.md.
+// loads, a cp.async pipeline, ldmatrix + mma.sync in PTX, then the same pipelined in registers).
+// See README.md; chapter 07 continues on Hopper.
 //   cmake --build build --target 06_warp_tiling && ./build/bin/06_warp_tiling --size 4096
 //   ./build/bin/06_warp_tiling --variant wmma_padded      # one refinement on its own
 //   ./build/bin/06_warp_tiling --wmma-ceiling             # the tensor-core ceiling of this GPU
@@ -19,8 +20,7 @@ int main(int argc, char** argv) {
   chapter.name = "06_warp_tiling";
   chapter.description =
       "tensor cores with block and warp tiling: WMMA warp tiles, padding, 128-bit loads, a "
-      "cp.async pipeline, ldmatrix + mma.sync PTX; on Hopper, TMA + mbarriers + wgmma, warp "
-      "specialization and a persistent kernel";
+      "cp.async pipeline, ldmatrix + mma.sync PTX, then the same pipelined in registers";
   chapter.variants = gemm::warp_tiling::variants();
   chapter.precision = gemm::Precision::kF16;
   chapter.min_cc = 70;

@@ -30,10 +30,8 @@
 // =================================================================================================
 #include "06_warp_tiling/warp_tiling.cuh"
 
-#include <algorithm>
 #include <cstdio>
 
-#include "06_warp_tiling/hopper.cuh"
 #include "06_warp_tiling/tile_helpers.cuh"
 #include "common/cuda_check.cuh"
 #include "common/device_info.cuh"
@@ -272,36 +270,18 @@ std::vector<Variant> variants() {
       {"mma_sync_ptx", nullptr, launch_mma_sync_ptx,
        "ldmatrix + mma.sync m16n8k16 (PTX), XOR-swizzled tiles, 4-stage cp.async (sm_80+)",
        mma_sync_ptx_runs_instead},
-      {"wgmma_tma", nullptr, launch_wgmma_tma,
-       "TMA into 128-byte-swizzled stages, mbarriers, wgmma m64n256k16 (sm_90a)",
-       hopper_runs_instead},
-      {"wgmma_warp_specialized", nullptr, launch_wgmma_warp_specialized,
-       "+ a producer warpgroup (TMA) and two consumers (wgmma), setmaxnreg (sm_90a)",
-       hopper_runs_instead},
   };
-  // Step 9 (and its forced choices of split-K: wgmma_ws.cu lists them), after step 8.
-  const std::vector<Variant> persistent = wgmma_persistent_variants();
-  steps.insert(steps.end(), persistent.begin(), persistent.end());
-  // Step 6 and its forced configurations, after step 5 (mma_pipelined.cu lists them).
+  // KEY: the headline first, step 6 (the fastest, README.md, "Measured"); the others follow in
+  // the order of the steps, step 6's forced configurations last (mma_pipelined.cu lists them).
   const std::vector<Variant> pipelined = mma_pipelined_variants();
-  steps.insert(std::find_if(steps.begin(), steps.end(),
-                            [](const Variant& v) { return v.name == "mma_sync_ptx"; }) + 1,
-               pipelined.begin(), pipelined.end());
-  // KEY: the headline first: the fastest measured on the reference GPU (README.md, "Measured")
-  // among those that run on this one. The others follow in the order of the steps.
-  const std::string headline = hopper::runs_here() ? "wgmma_persistent" : "mma_sync_pipelined";
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (steps[i].name == headline) {
-      std::rotate(steps.begin(), steps.begin() + i, steps.begin() + i + 1);
-      break;
-    }
+  steps.insert(steps.begin(), pipelined.front());
+  steps.insert(steps.end(), pipelined.begin() + 1, pipelined.end());
   return steps;
 }
 
 void print_resources() {
   std::vector<KernelInfo> kernels = wmma_kernels();
-  for (auto more : {cp_async_kernels, mma_ptx_kernels, mma_pipelined_kernels, wgmma_tma_kernels,
-                    wgmma_ws_kernels})
+  for (auto more : {cp_async_kernels, mma_ptx_kernels, mma_pipelined_kernels})
     for (const KernelInfo& k : more()) kernels.push_back(k);
 
   // The shared table of common/ (also written by --resources-csv), for the kernels this GPU runs.
@@ -309,11 +289,6 @@ void print_resources() {
   for (const KernelInfo& k : kernels) {
     if (k.needs == KernelInfo::kSm80 && !runs_sm80_code(k.kernel)) {
       std::printf("  %s: sm_80 code, not run on this GPU (wmma_vec_loads runs instead)\n", k.name);
-      continue;
-    }
-    if (k.needs == KernelInfo::kSm90a && !hopper::runs_here()) {
-      std::printf("  %s: sm_90a code, not run here (%s; mma_sync_pipelined runs instead)\n", k.name,
-                  hopper::why_not().c_str());
       continue;
     }
     if (k.dynamic_smem > 0)  // the occupancy API counts 0 blocks until the kernel may use it

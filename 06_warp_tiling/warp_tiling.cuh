@@ -35,7 +35,8 @@ void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int 
 // mma_pipelined.cu:
 // 6. the same tiles, fragments double-buffered in registers, the barrier before the K step's last
 //    slice, all stages in flight, an L2-friendly block order; the launcher picks the tile (or
-//    split-K) by counting waves.
+//    split-K) by counting waves. (Chapter 07's launchers run it where their Hopper kernels cannot
+//    run.)
 void launch_mma_sync_pipelined(const __half* A, const __half* B, float* C, int M, int N, int K,
                                cudaStream_t stream);
 // Its variants: mma_sync_pipelined, then _128x256, _128x128, _64x128 and _splitk, each forcing
@@ -43,23 +44,6 @@ void launch_mma_sync_pipelined(const __half* A, const __half* B, float* C, int M
 std::vector<Variant> mma_pipelined_variants();
 // What the launcher chooses for this shape, e.g. "128x256, split-K 4" (sm_80+ only).
 std::string mma_sync_pipelined_choice(int M, int N, int K);
-
-// wgmma_tma.cu, wgmma_ws.cu: the Hopper steps (sm_90a: compute capability 9.0 and a build whose
-// architecture list has 90; elsewhere they run mma_sync_pipelined, and say so). hopper.md explains
-// them.
-// 7. TMA copies into 128-byte-swizzled stages, mbarriers, wgmma.mma_async m64n256k16.
-void launch_wgmma_tma(const __half* A, const __half* B, float* C, int M, int N, int K,
-                      cudaStream_t stream);
-// 8. + warp specialization: a producer warpgroup (TMA) and two consumer warpgroups (wgmma),
-//    full/empty barriers per stage, setmaxnreg.
-void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
-                                   int K, cudaStream_t stream);
-// 9. + persistent: one block per SM looping over the tiles, in an order that shares L2; K split
-//    where C has too few tiles to fill the GPU.
-void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
-                             cudaStream_t stream);
-// Its variants: wgmma_persistent, then _no_split and _splitk, each forcing one choice.
-std::vector<Variant> wgmma_persistent_variants();
 
 // What a launcher runs instead of its own kernel on this GPU, for this shape (Variant's note):
 // "" when it runs as named.
@@ -69,11 +53,9 @@ std::string cp_async_runs_instead(const void* A, const void* B, const float* C, 
                                   int K);
 std::string mma_sync_ptx_runs_instead(const void* A, const void* B, const float* C, int M, int N,
                                       int K);
-std::string hopper_runs_instead(const void* A, const void* B, const float* C, int M, int N,
-                                int K);
 
-// The chapter's headline first: on a GPU that runs the Hopper kernels, the fastest of them;
-// elsewhere mma_sync_pipelined. Then the other variants, in the order of the steps.
+// The chapter's headline first, mma_sync_pipelined (the fastest, on every GPU), then the other
+// variants in the order of the steps.
 std::vector<Variant> variants();
 
 // Prints, for every compiled kernel of the chapter: registers per thread, local memory per thread
@@ -83,19 +65,17 @@ void print_resources();
 // For print_resources(): one compiled kernel, its block size and dynamic shared memory. A launcher
 // with a 16-byte fast path has two kernels behind it (16-byte and scalar); each .cu lists its own.
 struct KernelInfo {
-  enum Needs { kAnyGpu, kSm80, kSm90a };
+  enum Needs { kAnyGpu, kSm80 };
   const char* name;
   const void* kernel;
   int threads;
   int dynamic_smem;  // bytes
-  Needs needs;       // kSm80: cp.async / ldmatrix / mma.sync; kSm90a: TMA, wgmma, setmaxnreg
+  Needs needs;       // kSm80: cp.async / ldmatrix / mma.sync
 };
 std::vector<KernelInfo> wmma_kernels();       // warp_tiling.cu
 std::vector<KernelInfo> cp_async_kernels();   // cp_async.cu
 std::vector<KernelInfo> mma_ptx_kernels();    // mma_ptx.cu
 std::vector<KernelInfo> mma_pipelined_kernels();  // mma_pipelined.cu
-std::vector<KernelInfo> wgmma_tma_kernels();  // wgmma_tma.cu
-std::vector<KernelInfo> wgmma_ws_kernels();   // wgmma_ws.cu
 
 // wmma_ceiling.cu: `06_warp_tiling --wmma-ceiling`. Times kernels that do nothing but
 // wmma::mma_sync (and, on sm_80+, mma.sync.m16n8k16) on fragments held in registers, and prints

@@ -11,7 +11,7 @@
 //
 // Each GPU chapter declares, in its host-includable header NN_name/<name>.cuh,
 //   namespace gemm::<name> { std::vector<gemm::Variant> variants(); }
-// and the first entry is the chapter's headline kernel. Chapters 01-04 fill `f32`; chapters 05-06
+// and the first entry is the chapter's headline kernel. Chapters 01-04 fill `f32`; chapters 05-07
 // take fp16 A and B and write fp32 C, and fill `f16`.
 #pragma once
 

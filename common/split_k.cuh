@@ -28,7 +28,7 @@ void reduce_split_k(const float* partials, int splits, size_t slice_floats, floa
 // With it: a workspace of this call, on its stream (StreamWorkspace), holding one M x N slice per
 // slice of K; reduce() then adds the slices into C in a fixed order. A kernel's slice s writes to
 // data() + s x slice_floats(). Every split-K launcher of the chapters (04's tiling_2d_shape_aware,
-// 06's mma_sync_pipelined and wgmma_persistent) goes through it:
+// 06's mma_sync_pipelined, 07's wgmma_persistent) goes through it:
 //   SplitKOutput out(C, M, N, splits, stream);
 //   kernel<<<grid, threads, smem, stream>>>(..., out.data(), ..., out.slice_floats());
 //   out.reduce(stream);

@@ -57,7 +57,7 @@ constexpr int kMinTilesPerSplit = 4;
 constexpr int kMaxSplits = 32;
 constexpr double kSplitFixed = 0.02;
 constexpr double kSplitDepthFp32 = 64;      // chapter 04: FP32 on the CUDA cores
-constexpr double kSplitDepthTensor = 1536;  // chapter 06: fp16 on the tensor cores
+constexpr double kSplitDepthTensor = 1536;  // chapters 06 and 07: fp16 on the tensor cores
 constexpr int kSchedulersPerSm = 4;  // every NVIDIA GPU since Maxwell: 4 SM sub-partitions
 LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
                          int max_splits = kMaxSplits);

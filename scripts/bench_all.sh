@@ -24,8 +24,9 @@
 #
 # Writes into OUT_DIR: results.csv (one row per variant and shape: GPU, SM clock, CUDA version,
 # commit, chapter, variant, M, N, K, median ms, GFLOPS, % of the matching cuBLAS, max error /
-# bound), machine.csv, resources.csv, error_study.csv, tile_sweep_04.csv, bench.log (every
-# program's full output),
+# bound, and what a launcher ran instead of its own kernel: off Hopper, every variant of 07_hopper
+# runs 06's mma_sync_pipelined and says so), machine.csv, resources.csv, error_study.csv,
+# tile_sweep_04.csv, bench.log (every program's full output),
 # and, when matplotlib is installed, the figures (scripts/plot.py). Prints one line per run as it
 # goes. About 10 minutes on an H100/H200: 7 for the GPU sweep, 3 for the rest (the time is printed
 # at the end).

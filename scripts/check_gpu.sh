@@ -113,7 +113,7 @@ if has profile; then
   if command -v cuobjdump >/dev/null; then
     sm=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '.')
     extra=()
-    [ "$sm" = 90 ] && extra=(--arch sm_90a)  # chapter 06's Hopper kernels are sm_90a code
+    [ "$sm" = 90 ] && extra=(--arch sm_90a)  # chapter 07's kernels are sm_90a code
     python3 "$root/scripts/sass_stats.py" --arch "sm_$sm" "${extra[@]}" --csv "$out/sass.csv" \
       $(ls "$build"/bin/0[1-9]_* | grep -v _exercise) > "$out/sass.log" 2>&1 || status=1
     echo "   scripts/sass_stats.py -> $out/sass.csv"
@@ -140,24 +140,26 @@ if has bench && [ -s "$csv" ]; then
     printf "  %-18s %-26s %10.1f GFLOPS %s of cuBLAS  %s\n", $5, $6, $14, pct, $17}' "$csv"
   grep -h "bench_all.sh:" "$out/bench_progress.log" 2>/dev/null | tail -n 1
   echo
-  echo "06_warp_tiling, every variant: % of cuBLAS fp16 at four sizes (and what ran instead, if anything)"
+  echo "06_warp_tiling and 07_hopper, every variant: % of cuBLAS fp16 at four sizes (and what ran"
+  echo "instead, if anything)"
   python3 - "$csv" <<'PY'
 import csv, sys
 sizes = ["4096x4096x4096", "8192x8192x8192", "4093x4093x4093", "1024x1024x1024"]
 pct, notes, order = {}, {}, []
 for r in csv.DictReader(open(sys.argv[1])):
     key = f"{r['m']}x{r['n']}x{r['k']}"
-    if r["chapter"] != "06_warp_tiling" or "@" in r["variant"] or key not in sizes:
+    if r["chapter"] not in ("06_warp_tiling", "07_hopper") or "@" in r["variant"] or key not in sizes:
         continue
-    if r["variant"] not in order:
-        order.append(r["variant"])
-    pct[r["variant"], key] = float(r["pct_of_cublas"])
+    v = (r["chapter"][:2], r["variant"])
+    if v not in order:
+        order.append(v)
+    pct[v, key] = float(r["pct_of_cublas"])
     if r.get("note"):
-        notes.setdefault(r["variant"], []).append(f"{key.split('x')[0]}^3: {r['note']}")
-print("  %-24s %9s %9s %9s %9s" % ("variant", "4096^3", "8192^3", "4093^3", "1024^3"))
+        notes.setdefault(v, []).append(f"{key.split('x')[0]}^3: {r['note']}")
+print("  %-29s %9s %9s %9s %9s" % ("variant", "4096^3", "8192^3", "4093^3", "1024^3"))
 for v in order:
     cells = "".join("%9.1f%%" % pct[v, s] if (v, s) in pct else "%10s" % "-" for s in sizes)
-    print(f"  {v:<24}{cells}" + ("  (" + "; ".join(notes[v]) + ")" if v in notes else ""))
+    print(f"  {v[0]} {v[1]:<26}{cells}" + ("  (" + "; ".join(notes[v]) + ")" if v in notes else ""))
 PY
 fi
 if has bench && [ -s "$csv" ]; then
@@ -188,10 +190,11 @@ if has profile && [ -s "$out/profile.csv" ]; then
   echo
   python3 - "$out/profile.csv" <<'PY'
 import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["chapter"] == "06_warp_tiling"]
-for r in rows[:1]:
-    print(f"Nsight Compute, 06 headline {r['variant']} at {r['size']}^3: tensor pipe "
-          f"{r['tensor_pipe_pct']}% busy, {float(r['duration_ms']):.3f} ms")
+rows = list(csv.DictReader(open(sys.argv[1])))
+for chapter in ("06_warp_tiling", "07_hopper"):
+    for r in [r for r in rows if r["chapter"] == chapter][:1]:
+        print(f"Nsight Compute, {chapter[:2]} headline {r['variant']} at {r['size']}^3: tensor pipe "
+              f"{r['tensor_pipe_pct']}% busy, {float(r['duration_ms']):.3f} ms")
 PY
 fi
 echo

@@ -28,8 +28,10 @@ MARK = re.compile(r"(<!-- program-output:(?P<chapter>[\w.-]+)(?P<flag> --[\w-]+)
 
 def resources_block(log_lines, chapter):
     """The lines from 'kernel resources' up to the next 'verification' line, in the first run of
-    `chapter` in the log (bench_all.sh writes '--- NAME MxNxK' before each program)."""
-    inside, grab, out = False, False, []
+    `chapter` in the log (bench_all.sh writes '--- NAME MxNxK' before each program). [] when the
+    chapter ran but printed no such table (07_hopper off Hopper prints why its kernels do not run
+    instead)."""
+    inside, grab, ran, out = False, False, False, []
     for line in log_lines:
         if line.startswith("--- "):
             if inside and grab:
@@ -37,6 +39,7 @@ def resources_block(log_lines, chapter):
             # "--- NAME" (check_gpu.sh) or "--- NAME MxNxK" (bench_all.sh), but not a run with flags.
             words = line.split()
             inside = words[1:2] == [chapter] and not any(w.startswith("--") for w in words[2:])
+            ran = ran or inside
             continue
         if inside and line.startswith("kernel resources"):
             grab = True
@@ -44,8 +47,8 @@ def resources_block(log_lines, chapter):
             if line.startswith(("verification", "variant")) or not line.strip():
                 break
             out.append(line)
-    if not out:
-        raise SystemExit(f"paste_program_output.py: no 'kernel resources' block for {chapter}")
+    if not ran:
+        raise SystemExit(f"paste_program_output.py: no run of {chapter} in the log")
     return out
 
 
@@ -88,7 +91,12 @@ def main():
             if flag:
                 block = "\n".join(section_block(log, f"--- {chapter} {flag}"))
             else:
-                block = "\n".join(resources_block(log, chapter))
+                lines = resources_block(log, chapter)
+                if not lines:
+                    print(f"paste_program_output.py: no 'kernel resources' block for {chapter} in the "
+                          f"log; its README keeps the output it has", file=sys.stderr)
+                    return m.group(0)
+                block = "\n".join(lines)
             command = f"./build/bin/{chapter}" + (f" {flag}" if flag else "")
             return (m.group(1) + "```text\n" + block + "\n```\n\n" +
                     f"(Printed by `{command}` on the {device}, commit {commit}.)\n" + m.group(5))

@@ -61,6 +61,7 @@ INTENSITY = {
     "04_2d_tiling": 32.0,       # 128 x 128 block tile
     "05_tensor_core": 8.0,      # one 16 x 16 x 16 fragment product per 1 KB of fp16 fragments
     "06_warp_tiling": 85.3,     # 128 x 256 block tile in fp16: BM * BN / (BM + BN)
+    "07_hopper": 85.3,          # the same block tile, copied by TMA
 }
 
 
@@ -257,8 +258,8 @@ def waves(rows, out, written):
             skinny.append(s)  # one dimension at most 1/8 of another (4096 x 4096 x 4100 is not)
     fig, axes = plt.subplots(len(pairs), 2, figsize=(12, 4.4 * len(pairs)), squeeze=False)
     for (chapter, aware, fixed, prec), (ax, bx) in zip(pairs, axes):
-        # The chapter's headline too, where it is another kernel (06 on Hopper: wgmma_persistent,
-        # which chooses by waves as well), as the tables of results_table.py show it.
+        # The chapter's headline too, where it is another kernel than the shape-aware launcher, as
+        # the tables of results_table.py show it.
         headline = next(r["variant"] for r in rows if r["chapter"] == chapter and "@" not in r["variant"])
         series = [(fixed, "s--", "#888888"), (aware, "o-", "#4c72b0")]
         if headline not in (aware, fixed):

@@ -47,7 +47,8 @@ SIZE = 4096
 # chooses its tile and split-K by counting waves, the same kernel with one fixed tile, precision).
 # plot.py draws waves.png from the same list.
 SHAPE_AWARE = {"04_2d_tiling": ("tiling_2d_shape_aware", "tiling_2d_double_buffer", "f32"),
-               "06_warp_tiling": ("mma_sync_pipelined", "mma_sync_pipelined_128x256", "f16")}
+               "06_warp_tiling": ("mma_sync_pipelined", "mma_sync_pipelined_128x256", "f16"),
+               "07_hopper": ("wgmma_persistent", "wgmma_persistent_no_split", "f16")}
 # The shapes of issue "fast at every size": squares, then skinny ones (M x N x K).
 WAVE_SHAPES = [(1024,) * 3, (2048,) * 3, (4096,) * 3, (8192,) * 3,
                (128, 4096, 4096), (16, 4096, 4096), (512, 512, 16384), (8192, 8192, 128)]
@@ -299,8 +300,8 @@ def waves_table(rows, chapter):
         return (f"Not measured yet: `docs/figures/results.csv` has no `{aware}` rows; "
                 f"`scripts/bench_all.sh` writes them.\n")
     first = measured[0]
-    # The chapter's headline (the first variant its program runs), where it is another kernel (06 on
-    # Hopper: wgmma_persistent), gets a column of its own.
+    # The chapter's headline (the first variant its program runs), where it is another kernel than
+    # the shape-aware launcher, gets a column of its own.
     headline = next(r["variant"] for r in rows if r["chapter"] == chapter and "@" not in r["variant"])
     extra = [headline] if headline not in (aware, fixed) else []
     lines = [f"Measured on {first['device']} (CUDA {first['cuda_version']}, commit {first['commit']}); "

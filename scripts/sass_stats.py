@@ -2,6 +2,7 @@
 """What the compiled kernels contain, for GPUs whose performance counters are locked.
 
     python3 scripts/sass_stats.py build/bin/04_2d_tiling [--arch sm_90] [--csv OUT.csv]
+    python3 scripts/sass_stats.py build/bin/06_warp_tiling build/bin/07_hopper --arch sm_90 --arch sm_90a
 
 Nsight Compute needs access to the GPU's counters, which some machines (shared clusters, cloud
 VMs, laptops without admin rights) do not give. The machine code needs nothing: this script runs
@@ -14,14 +15,18 @@ once, however often it runs) and its resources:
   LDG, LDG.128 global loads, all and 128-bit
   STS          shared-memory stores
   HMMA, LDSM   tensor-core multiply-accumulates and the shared-to-register fragment loads (05-06)
-  HGMMA        wgmma, Hopper's warpgroup multiply-accumulate (06, sm_90a)
-  UTMALDG      a TMA copy of a tensor tile from global to shared memory (06, sm_90a)
+  HGMMA        wgmma, Hopper's warpgroup multiply-accumulate (07, sm_90a)
+  UTMALDG      a TMA copy of a tensor tile from global to shared memory (07, sm_90a)
   LDGSTS       cp.async: global-to-shared copies that bypass registers (06)
   BAR          __syncthreads() and friends
   FFMA/LDS     the register-reuse ratio of chapters 02-04 (in the unrolled inner loop, it is
                close to the dynamic ratio Nsight Compute would measure)
   REG, STACK, LOCAL, SHARED   from -res-usage, as `-Xptxas -v` prints them at build time (LOCAL > 0
                or STACK > 0 in a kernel without recursion means registers spilled)
+
+With several binaries, a kernel is listed once, under the first that contains it: programs share
+kernels (07_hopper holds chapter 06's, which run in its place off Hopper; 04 and 06 both hold
+common/'s split-K and packing kernels), and each is listed where it first appears.
 
 Needs cuobjdump (CUDA Toolkit) and c++filt (binutils) on PATH.
 """
@@ -85,7 +90,7 @@ def main():
     ap.add_argument("binary", nargs="+")
     ap.add_argument("--arch", action="append",
                     help="an embedded architecture (default sm_90); repeat for more, e.g. --arch sm_90 "
-                         "--arch sm_90a for chapter 06's Hopper kernels (binaries without the second "
+                         "--arch sm_90a for chapter 07's kernels (binaries without the second "
                          "are skipped for it)")
     ap.add_argument("--csv", help="also write the table to this CSV")
     args = ap.parse_args()
@@ -94,6 +99,7 @@ def main():
 
     archs = args.arch or ["sm_90"]
     rows = []
+    seen = {}  # binary -> the mangled names of the kernels listed under it
     for binary, arch in [(b, a) for b in args.binary for a in archs]:
         required = arch == archs[0]
         counts = collections.OrderedDict()
@@ -122,8 +128,11 @@ def main():
         names = demangle(list(counts))
         for mangled, c in counts.items():
             row = {"binary": binary.split("/")[-1], "kernel": short(names[mangled])}
-            if any(r["binary"] == row["binary"] and r["kernel"] == row["kernel"] for r in rows):
+            if mangled in seen.get(row["binary"], set()):
                 continue  # listed under both architectures
+            if any(mangled in kernels for b, kernels in seen.items() if b != row["binary"]):
+                continue  # listed under an earlier binary, whose chapter it belongs to
+            seen.setdefault(row["binary"], set()).add(mangled)
             row.update({col: c[col] for col, _ in GROUPS})
             row["FFMA/LDS"] = f"{c['FFMA'] / c['LDS']:.1f}" if c["LDS"] else "-"
             for key in ("REG", "STACK", "LOCAL", "SHARED"):

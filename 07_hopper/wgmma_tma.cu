@@ -1,22 +1,22 @@
 // =================================================================================================
-// Chapter 06 - tensor cores on Hopper, step 1: TMA, mbarriers and wgmma.
+// Chapter 07 - tensor cores on Hopper, step 1: TMA, mbarriers and wgmma.
 //
 // The idea: on Hopper (sm_90a) the tensor cores take a bigger instruction than mma.sync, and the
 // tiles get a copy engine of their own.
 //   - wgmma.mma_async: a warpgroup (4 warps, 128 threads) multiplies 64 x 256 x 16 at once, its A
 //     and B read by the tensor cores straight from shared memory (no ldmatrix, no fragments of A
 //     and B in registers), asynchronously: the threads go on while it runs.
-//   - TMA (cp.async.bulk.tensor): ONE thread asks the copy engine for a whole 128 x 64 box of A
-//     and four 64 x 64 boxes of B; the engine computes every address, zero-fills what lies outside
+//   - TMA (cp.async.bulk.tensor): ONE thread asks the copy engine for two 64 x 64 boxes of A and
+//     four of B (a whole stage); the engine computes every address, zero-fills what lies outside
 //     the matrix, and writes the tile 128-byte-swizzled, the layout wgmma reads without conflicts.
 //   - an mbarrier per stage: the copy engine counts the bytes it delivers into it; a thread that
 //     waits on it knows the whole tile has landed, for every thread at once, without a barrier.
 //
-// What changed since mma_sync_ptx: everything inside the K loop. Per 64 of K the block issues 5
-// TMA requests (mma_sync_ptx: 3072 cp.async by 256 threads), each warpgroup 4 wgmmas
-// (mma_sync_ptx: each warp 32 ldmatrix and 128 mma.sync). The block tile (128 x 256, 8 warps) and
-// the 4-stage pipeline are the same; each warpgroup owns 64 rows of it. Measured on an H100 at
-// 4096^3: from 52% to 90% of cuBLAS (hopper.md, "Measured").
+// What changed since chapter 06's mma_sync_ptx: everything inside the K loop. Per 64 of K the
+// block issues 6 TMA requests (mma_sync_ptx: 3072 cp.async by 256 threads), each warpgroup 4
+// wgmmas (mma_sync_ptx: each warp 32 ldmatrix and 128 mma.sync). The block tile (128 x 256, 8
+// warps) and the 4-stage pipeline are the same; each warpgroup owns 64 rows of it. Measured on an
+// H100 at 4096^3: from 52% to 90% of cuBLAS (README.md, "Measured").
 //
 //   prologue:  thread 0 loads K steps 0..3 into stages 0..3
 //   step t:    wait until full[t % 4] has completed (phase t / 4)
@@ -26,20 +26,20 @@
 //
 // Work per warpgroup: 64 x 256 of C, 128 fp32 accumulators per thread. Shared memory: 4 stages of
 // 48 KB (A 16 KB + B 32 KB) = 192 KB, one block per SM.
-// Preconditions: none. TMA needs 16-byte aligned rows: other shapes are packed (packing.cuh).
-// On a GPU other than compute capability 9.0, or a build without sm_90a, the launcher runs
-// mma_sync_pipelined, and the results table says so.
-// Build and run:  cmake --build build --target 06_warp_tiling
-//                 ./build/bin/06_warp_tiling --variant wgmma_tma
+// Preconditions: none. TMA needs 16-byte aligned rows: other shapes are packed (chapter 06's
+// packing.cuh). On a GPU other than compute capability 9.0, or a build without sm_90a, the
+// launcher runs chapter 06's mma_sync_pipelined, and the results table says so.
+// Build and run:  cmake --build build --target 07_hopper
+//                 ./build/bin/07_hopper --variant wgmma_tma
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).
 // =================================================================================================
-#include "06_warp_tiling/warp_tiling.cuh"
+#include "07_hopper/hopper.cuh"
 
-#include "06_warp_tiling/hopper_tiles.cuh"
+#include "06_warp_tiling/warp_tiling.cuh"  // launch_mma_sync_pipelined: the fallback
+#include "07_hopper/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
 
-namespace gemm::warp_tiling {
-namespace hopper {
+namespace gemm::hopper {
 
 template <int STAGES>
 __global__ void __launch_bounds__(256, 1)
@@ -98,27 +98,25 @@ bool ready() {
 void launch(const __half* A, const __half* B, float* C, int M, int N, int K,
             cudaStream_t stream) {
   if (!ready()) {  // not Hopper, or not built for sm_90a
-    launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
+    warp_tiling::launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
     return;
   }
   const AlignedOperands ops(A, B, M, N, K, stream);  // packed copies if rows are not aligned
   const TensorMaps maps = make_tensor_maps(ops, M, N);
-  const bool pairs = float2_stores_ok(C, N);
+  const bool pairs = warp_tiling::float2_stores_ok(C, N);
   const dim3 grid(ceil_div(N, kBN), ceil_div(M, kBM));
   kKernel<<<grid, 256, kSmemBytes, stream>>>(maps.a, maps.b, C, M, N, ops.k(), pairs);
   GEMM_LAUNCH_CHECK();
 }
 }  // namespace
-}  // namespace hopper
 
 void launch_wgmma_tma(const __half* A, const __half* B, float* C, int M, int N, int K,
                       cudaStream_t stream) {
-  hopper::launch(A, B, C, M, N, K, stream);
+  launch(A, B, C, M, N, K, stream);
 }
 
-std::vector<KernelInfo> wgmma_tma_kernels() {
-  return {{"wgmma_tma", reinterpret_cast<const void*>(hopper::kKernel), 256, hopper::kSmemBytes,
-           KernelInfo::kSm90a}};
+std::vector<KernelResources> wgmma_tma_kernels() {
+  return {{"wgmma_tma", reinterpret_cast<const void*>(kKernel), 256, kSmemBytes}};
 }
 
-}  // namespace gemm::warp_tiling
+}  // namespace gemm::hopper

@@ -1,5 +1,6 @@
-// The PTX of the Hopper kernels (wgmma_tma.cu, wgmma_ws.cu), one small wrapper per instruction,
-// as mma_ptx.cuh is for mma.sync. Not host-includable: nvcc only. hopper.md explains each one.
+// The PTX of chapter 07's kernels (wgmma_tma.cu, wgmma_ws.cu), one small wrapper per instruction,
+// as chapter 06's mma_ptx.cuh is for mma.sync. Not host-includable: nvcc only. README.md explains
+// each one.
 //
 //   mbarrier     a 64-bit counter in shared memory that threads and the copy engine arrive on;
 //                waiting on it is how a thread learns that a tile has landed or a stage is free
@@ -12,9 +13,9 @@
 //
 // wgmma and setmaxnreg exist only in the architecture-specific target sm_90a (compute capability
 // 9.0 exactly: H100, H200, GH200). The build compiles these files for sm_90a when its architecture
-// list has 90 (06_warp_tiling/CMakeLists.txt); otherwise GEMM_SM90A_DEVICE is 0, every wrapper is
-// empty, the kernels trap, and their launchers never run them (they run mma_sync_pipelined
-// instead).
+// list has 90 (07_hopper/CMakeLists.txt); otherwise GEMM_SM90A_DEVICE is 0, every wrapper is
+// empty, the kernels trap, and their launchers never run them (they run chapter 06's
+// mma_sync_pipelined instead).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,7 @@
 #define GEMM_SM90A_DEVICE 0
 #endif
 
-namespace gemm::warp_tiling::hopper {
+namespace gemm::hopper {
 
 // ---- mbarrier ------------------------------------------------------------------------------------
 // A barrier object of 8 bytes in shared memory. init sets how many arrivals complete one phase.
@@ -119,7 +120,7 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
 // The tiles are made of "core matrices" of 8 rows x 16 bytes. With the 128-byte swizzle, 8 rows
 // of 128 bytes (1024 bytes) form one swizzle atom; SBO is the step from one group of 8 rows (along
 // M or N for a K-major operand, along K for an N-major one) to the next, LBO the step between
-// 64-element column blocks of an N-major operand (hopper.md, "Descriptors", draws both).
+// 64-element column blocks of an N-major operand (README.md, section 2, draws both).
 __device__ __forceinline__ uint64_t smem_desc_sw128(uint32_t addr, uint32_t lbo, uint32_t sbo) {
   return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) |
          (static_cast<uint64_t>(lbo >> 4) << 16) | (static_cast<uint64_t>(sbo >> 4) << 32) |
@@ -259,4 +260,4 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 #endif
 }
 
-}  // namespace gemm::warp_tiling::hopper
+}  // namespace gemm::hopper

@@ -1,5 +1,5 @@
 // =================================================================================================
-// Chapter 06 - tensor cores on Hopper, steps 2 and 3: warp specialization, then a persistent
+// Chapter 07 - tensor cores on Hopper, steps 2 and 3: warp specialization, then a persistent
 // kernel with an L2-friendly tile order.
 //
 // Step 2, wgmma_warp_specialized. In wgmma_tma every thread does everything: thread 0 stops its
@@ -23,34 +23,35 @@
 //   - the order of the tiles is ours to choose: `tile_grouped` (hopper_tiles.cuh) makes the 132
 //     tiles in flight a compact block of C, so the panels of A and B they read are shared in L2.
 // And where C has too few tiles to give every SM one (1024^3: 32 tiles of 128 x 256 for 132 SMs),
-// the launcher counts waves as mma_sync_pipelined does (plan_by_waves, common/waves.hpp) and
-// picks a smaller tile: 128 x 128 (wgmma m64n128k16; 6 stages in the same shared memory) or
-// 64 x 128 (one consumer warpgroup; 8 stages), split-K, or both. With split-K a block's work is a
-// (tile, slice of K) unit, whose sums go to a workspace that reduce_split_k adds up in a fixed
-// order. wgmma_persistent_no_split, _splitk, _128x128 and _64x128 force each choice.
+// the launcher counts waves as chapter 06's mma_sync_pipelined does (plan_by_waves,
+// common/waves.hpp) and picks a smaller tile: 128 x 128 (wgmma m64n128k16; 6 stages in the same
+// shared memory) or 64 x 128 (one consumer warpgroup; 8 stages), split-K, or both. With split-K
+// a block's work is a (tile, slice of K) unit, whose sums go to a workspace that reduce_split_k
+// adds up in a fixed order. wgmma_persistent_no_split, _splitk, _128x128 and _64x128 force each
+// choice.
 //
 // What changed since wgmma_tma: the roles, two barriers per stage instead of one barrier per K
 // step, setmaxnreg, 384 threads; step 3 adds the tile loop, the tile order and the smaller tiles.
 // load_stage, mma_stage and store_tile are the same (hopper_tiles.cuh), for every tile size.
 // Preconditions: none (as wgmma_tma: packed operands when rows are not 16-byte aligned; on
-// other GPUs the launchers run mma_sync_pipelined and the table says so).
-// Build and run:  cmake --build build --target 06_warp_tiling
-//                 ./build/bin/06_warp_tiling --variant wgmma_persistent
+// other GPUs the launchers run chapter 06's mma_sync_pipelined and the table says so).
+// Build and run:  cmake --build build --target 07_hopper
+//                 ./build/bin/07_hopper --variant wgmma_persistent
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV). On an H100, % of
-// cuBLAS at 4096^3 / 8192^3: step 2 90% / 75%, step 3 94% / 94% (hopper.md, "Measured").
+// cuBLAS at 4096^3 / 8192^3: step 2 90% / 75%, step 3 94% / 94% (README.md, "Measured").
 // =================================================================================================
-#include "06_warp_tiling/warp_tiling.cuh"
+#include "07_hopper/hopper.cuh"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "06_warp_tiling/hopper_tiles.cuh"
+#include "06_warp_tiling/warp_tiling.cuh"  // launch_mma_sync_pipelined: the fallback
+#include "07_hopper/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
 #include "common/split_k.cuh"
 
-namespace gemm::warp_tiling {
-namespace hopper {
+namespace gemm::hopper {
 
 // Threads of a block: the producer warpgroup, and BM / 64 consumer warpgroups (64 rows each).
 template <int BM>
@@ -225,7 +226,7 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
   // `empty` barrier that no copy filled, and the pipeline's phases would drift apart.
   splits = ceil_div(ceil_div(K, kBK), per_split);
   const SplitKOutput out(C, M, N, splits, stream);  // C, or this call's workspace
-  const bool pairs = float2_stores_ok(out.data(), N);
+  const bool pairs = warp_tiling::float2_stores_ok(out.data(), N);
   // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units).
   const int units = tiles * splits;
   const int blocks = PERSISTENT ? std::min(units, current_sm_count()) : tiles;
@@ -239,7 +240,7 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
 void launch(bool persistent, Choice choice, const __half* A, const __half* B, float* C, int M,
             int N, int K, cudaStream_t stream) {
   if (!ready()) {  // not Hopper, or not built for sm_90a
-    launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
+    warp_tiling::launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
     return;
   }
   const AlignedOperands ops(A, B, M, N, K, stream);
@@ -267,11 +268,11 @@ void launch_persistent(const __half* A, const __half* B, float* C, int M, int N,
   launch(true, CHOICE, A, B, C, M, N, K, stream);
 }
 
-// The note: what ran instead off Hopper (hopper_runs_instead); else the plan, where the launcher
-// chose something other than its 128 x 256 tile over all of K.
+// The note: what ran instead off Hopper (runs_instead, hopper_host.cu); else the plan, where the
+// launcher chose something other than its 128 x 256 tile over all of K.
 template <Choice CHOICE>
 std::string persistent_ran(const void* A, const void* B, const float* C, int M, int N, int K) {
-  if (!runs_here()) return hopper_runs_instead(A, B, C, M, N, K);
+  if (!runs_here()) return runs_instead(A, B, C, M, N, K);
   const RowLengths rows =
       aligned_row_lengths(static_cast<const __half*>(A), static_cast<const __half*>(B), N, K);
   const LaunchPlan plan = plan_for(M, N, rows.k, rows.ldb, CHOICE);
@@ -280,51 +281,48 @@ std::string persistent_ran(const void* A, const void* B, const float* C, int M, 
   return "ran " + plan.describe(configs());
 }
 }  // namespace
-}  // namespace hopper
 
 void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
                                    int K, cudaStream_t stream) {
-  hopper::launch(false, hopper::Choice::kNoSplit, A, B, C, M, N, K, stream);
+  launch(false, Choice::kNoSplit, A, B, C, M, N, K, stream);
 }
 
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                              cudaStream_t stream) {
-  hopper::launch(true, hopper::Choice::kAuto, A, B, C, M, N, K, stream);
+  launch(true, Choice::kAuto, A, B, C, M, N, K, stream);
 }
 
 std::vector<Variant> wgmma_persistent_variants() {
-  using hopper::Choice;
   return {
       {"wgmma_persistent", nullptr, launch_wgmma_persistent,
        "+ one block per SM looping over tiles in an L2-friendly order; a narrower tile or "
        "split-K where the waves say so (sm_90a)",
-       hopper::persistent_ran<Choice::kAuto>},
-      {"wgmma_persistent_no_split", nullptr, hopper::launch_persistent<Choice::kNoSplit>,
+       persistent_ran<Choice::kAuto>},
+      {"wgmma_persistent_no_split", nullptr, launch_persistent<Choice::kNoSplit>,
        "wgmma_persistent forced to its 128 x 256 tile over all of K (no split-K)",
-       hopper::persistent_ran<Choice::kNoSplit>},
-      {"wgmma_persistent_splitk", nullptr, hopper::launch_persistent<Choice::kSplitK>,
+       persistent_ran<Choice::kNoSplit>},
+      {"wgmma_persistent_splitk", nullptr, launch_persistent<Choice::kSplitK>,
        "wgmma_persistent forced to split-K (128 x 256, at least 2 slices of K)",
-       hopper::persistent_ran<Choice::kSplitK>},
-      {"wgmma_persistent_128x128", nullptr, hopper::launch_persistent<Choice::kNarrow>,
+       persistent_ran<Choice::kSplitK>},
+      {"wgmma_persistent_128x128", nullptr, launch_persistent<Choice::kNarrow>,
        "wgmma_persistent forced to its 128 x 128 tile (wgmma m64n128k16, 6 stages; no split-K)",
-       hopper::persistent_ran<Choice::kNarrow>},
-      {"wgmma_persistent_64x128", nullptr, hopper::launch_persistent<Choice::kShort>,
+       persistent_ran<Choice::kNarrow>},
+      {"wgmma_persistent_64x128", nullptr, launch_persistent<Choice::kShort>,
        "wgmma_persistent forced to its 64 x 128 tile (one consumer warpgroup, 8 stages; no "
        "split-K)",
-       hopper::persistent_ran<Choice::kShort>},
+       persistent_ran<Choice::kShort>},
   };
 }
 
-std::vector<KernelInfo> wgmma_ws_kernels() {
-  using namespace hopper;
+std::vector<KernelResources> wgmma_ws_kernels() {
   return {{"wgmma_warp_specialized", reinterpret_cast<const void*>(kKernelWs), kWsThreads,
-           kSmemBytes, KernelInfo::kSm90a},
+           kSmemBytes},
           {"wgmma_persistent", reinterpret_cast<const void*>(kKernelPersistent), kWsThreads,
-           kSmemBytes, KernelInfo::kSm90a},
+           kSmemBytes},
           {"wgmma_persistent 128x128", reinterpret_cast<const void*>(kKernelNarrow), kWsThreads,
-           kSmemNarrow, KernelInfo::kSm90a},
+           kSmemNarrow},
           {"wgmma_persistent 64x128", reinterpret_cast<const void*>(kKernelShort),
-           ws_threads<64>(), kSmemShort, KernelInfo::kSm90a}};
+           ws_threads<64>(), kSmemShort}};
 }
 
-}  // namespace gemm::warp_tiling
+}  // namespace gemm::hopper

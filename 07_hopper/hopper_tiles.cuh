@@ -1,29 +1,32 @@
-// Device pieces shared by the Hopper kernels (wgmma_tma.cu, wgmma_ws.cu); nvcc only.
+// Device pieces shared by chapter 07's kernels (wgmma_tma.cu, wgmma_ws.cu); nvcc only.
 //
 //   SharedLayout   where the stages and the barriers live in shared memory
 //   load_stage     one K step of A and B, by TMA, counted into the stage's barrier (one thread)
 //   mma_stage      one K step of a warpgroup's 64 x BN tile: 4 wgmma m64nBNk16
 //   store_tile     a warpgroup's accumulators -> C, guarded
 //   tile order     which tile of C a block computes next
-// Each piece takes the block tile's size BM x BN: 128 x 256 (every Hopper kernel), or the smaller
-// tiles of wgmma_persistent, for C too small to give every SM a 128 x 256 tile. A warpgroup's
-// 64 x BN accumulators are BN / 2 floats per thread (64 x BN over its 128 threads).
+// Each piece takes the block tile's size BM x BN: 128 x 256 (every kernel of the chapter), or the
+// smaller tiles of wgmma_persistent, for C too small to give every SM a 128 x 256 tile. A
+// warpgroup's 64 x BN accumulators are BN / 2 floats per thread (64 x BN over its 128 threads).
 #pragma once
 
 #include <cstdint>
 
-#include "06_warp_tiling/hopper.cuh"
-#include "06_warp_tiling/hopper_ptx.cuh"
-#include "06_warp_tiling/tile_helpers.cuh"
+#include "06_warp_tiling/tile_helpers.cuh"  // smem_u32, tile_grouped: chapter 06's, reused
+#include "07_hopper/hopper_host.cuh"
+#include "07_hopper/hopper_ptx.cuh"
 
-namespace gemm::warp_tiling::hopper {
+namespace gemm::hopper {
+
+using warp_tiling::smem_u32;
+using warp_tiling::tile_grouped;
 
 constexpr int kBoxABytes = kBoxM * kBK * 2;  // 8192: one 64 x 64 box of A
 constexpr int kBoxBBytes = kBK * kBoxN * 2;  // 8192: one 64 x 64 box of B
 
 // The sizes that depend on the block tile BM x BN. Each consumer warpgroup computes 64 rows of it
 // with wgmma m64nBNk16, so BM / 64 warpgroups compute; the tiles the launchers use:
-//   128 x 256   every Hopper kernel (2 consumers, wgmma m64n256k16)
+//   128 x 256   every kernel of the chapter (2 consumers, wgmma m64n256k16)
 //   128 x 128   wgmma_persistent, C with fewer tiles (2 consumers, m64n128k16)
 //    64 x 128   wgmma_persistent, C with fewer tiles still (1 consumer, m64n128k16)
 template <int BM, int BN>
@@ -80,7 +83,7 @@ __device__ __forceinline__ void load_stage(const SharedLayout<STAGES, BM, BN>& s
 // One K step (64 deep) of warpgroup `wg`'s rows 64 wg .. 64 wg + 63 of the block tile, from the
 // stage at a_stage / b_stage: 4 wgmmas of k16, one commit group. `accumulate` false on a tile's
 // first K step: D = A * B, no zeroing of the accumulators needed.
-// The descriptors (hopper.md, "Descriptors"):
+// The descriptors (README.md, section 2):
 //   A, K-major: 8-row groups 1024 bytes apart (SBO); the k16 slice kk starts 32 kk bytes into the
 //     row (the swizzle is applied to the final address, so this plain offset stays correct);
 //     LBO is not used by a K-major swizzled operand whose k16 fits in one 128-byte row.
@@ -139,12 +142,12 @@ __device__ __forceinline__ int2 tile_row_major(int t, int tiles_n) {
   return make_int2(t / tiles_n, t % tiles_n);
 }
 
-// Grouped (tile_grouped, tile_helpers.cuh: kernel 6 uses it too): bands of group_m tile rows,
-// walked column by column. With group_m = 16 the 132 tiles that run at once form a block of
-// about 16 x 8 tiles, which read 16 panels of A and 8 of B instead of 4 and 32 (row-major, at
-// 8192^3): about half the bytes per K step have to come into L2 from DRAM. Measured on an H100 at
-// 4096^3 and 8192^3 (wgmma_persistent, TFLOPS), group_m = 4 / 8 / 16 / 32 / 64:
-// 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 / 633 / 612.
+// Grouped (tile_grouped, chapter 06's tile_helpers.cuh, where mma_sync_pipelined uses it too):
+// bands of group_m tile rows, walked column by column. With group_m = 16 the 132 tiles that run at
+// once form a block of about 16 x 8 tiles, which read 16 panels of A and 8 of B instead of 4 and
+// 32 (row-major, at 8192^3): about half the bytes per K step have to come into L2 from DRAM.
+// Measured on an H100 at 4096^3 and 8192^3 (wgmma_persistent, TFLOPS), group_m = 4 / 8 / 16 /
+// 32 / 64: 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 / 633 / 612.
 constexpr int kGroupM = 16;
 
-}  // namespace gemm::warp_tiling::hopper
+}  // namespace gemm::hopper

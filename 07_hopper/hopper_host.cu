@@ -1,5 +1,5 @@
-// Chapter 06, the Hopper part, host side: may this process run the Hopper kernels, and the TMA
-// tensor maps of A and B (hopper.cuh).
+// Chapter 07, host side: may this process run the chapter's kernels (and if not, what ran instead),
+// and the TMA tensor maps of A and B (hopper_host.cuh).
 //
 // A tensor map is a 128-byte description of a matrix in global memory that the copy engine reads:
 // address, sizes, row stride, the box it copies per request, the shared-memory swizzle, what to
@@ -7,18 +7,18 @@
 // passed to the kernel by value (a __grid_constant__ parameter). That function belongs to the
 // driver API (libcuda), which this repository does not link: the runtime hands us its address
 // (cudaGetDriverEntryPointByVersion), so the build needs nothing beyond the CUDA runtime.
-#include "06_warp_tiling/hopper.cuh"
+#include "07_hopper/hopper_host.cuh"
 
 #include <cstdint>
 
-#include "06_warp_tiling/tile_helpers.cuh"
-#include "06_warp_tiling/warp_tiling.cuh"
+#include "06_warp_tiling/tile_helpers.cuh"  // device_cc
+#include "06_warp_tiling/warp_tiling.cuh"   // what mma_sync_pipelined runs and chooses
 #include "common/cuda_check.cuh"
 
-namespace gemm::warp_tiling::hopper {
+namespace gemm::hopper {
 namespace {
 
-// CMake defines GEMM_HOPPER_BUILT for these files when it compiles them for sm_90a.
+// CMake defines GEMM_HOPPER_BUILT for the chapter's files when it compiles them for sm_90a.
 #ifdef GEMM_HOPPER_BUILT
 constexpr bool kBuiltForSm90a = true;
 #else
@@ -82,16 +82,17 @@ bool runs_here() {
   static const bool ok = [] {
     int count = 0;  // no GPU (a --list in CI): false, before anything asks the device
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return false;
-    return kBuiltForSm90a && device_cc() == 90 && encode_tiled() != nullptr;
+    return kBuiltForSm90a && warp_tiling::device_cc() == 90 && encode_tiled() != nullptr;
   }();
   return ok;
 }
 
 std::string why_not() {
+  const int cc = warp_tiling::device_cc();
   if (!kBuiltForSm90a)
-    return device_cc() == 90 ? "needs a build for sm_90a (CMAKE_CUDA_ARCHITECTURES with 90)"
-                             : "needs sm_90a (Hopper)";
-  if (device_cc() != 90) return "needs sm_90a (Hopper)";
+    return cc == 90 ? "needs a build for sm_90a (CMAKE_CUDA_ARCHITECTURES with 90)"
+                    : "needs sm_90a (Hopper)";
+  if (cc != 90) return "needs sm_90a (Hopper)";
   return encode_tiled() ? "" : "needs a driver with cuTensorMapEncodeTiled (CUDA 12)";
 }
 
@@ -101,18 +102,14 @@ TensorMaps make_tensor_maps(const AlignedOperands& ops, int M, int N) {
           tensor_map_2d(ops.b(), ops.k(), N, ops.ldb(), kBoxN, kBK)};  // B: boxes 64 x 64
 }
 
-}  // namespace gemm::warp_tiling::hopper
-
-namespace gemm::warp_tiling {
-
-// The Hopper launchers run mma_sync_pipelined where they cannot run, which may itself run another
-// kernel (wmma_vec_loads on sm_75).
-std::string hopper_runs_instead(const void* A, const void* B, const float* C, int M, int N,
-                                int K) {
-  if (hopper::runs_here()) return "";
-  const std::string further = mma_sync_ptx_runs_instead(A, B, C, M, N, K);  // sm_75
+// The launchers run mma_sync_pipelined where they cannot run, which may itself run another kernel
+// (wmma_vec_loads on sm_75).
+std::string runs_instead(const void* A, const void* B, const float* C, int M, int N, int K) {
+  if (runs_here()) return "";
+  const std::string further = warp_tiling::mma_sync_ptx_runs_instead(A, B, C, M, N, K);  // sm_75
   if (!further.empty()) return further;
-  return "ran mma_sync_pipelined " + mma_sync_pipelined_choice(M, N, K) + ": " + hopper::why_not();
+  return "ran mma_sync_pipelined " + warp_tiling::mma_sync_pipelined_choice(M, N, K) + ": " +
+         why_not();
 }
 
-}  // namespace gemm::warp_tiling
+}  // namespace gemm::hopper

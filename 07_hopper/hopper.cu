@@ -1,0 +1,45 @@
+// Chapter 07: the list of variants and the resource table (the kernels are in wgmma_tma.cu and
+// wgmma_ws.cu; README.md explains them).
+#include "07_hopper/hopper.cuh"
+
+#include <cstdio>
+
+#include "07_hopper/hopper_host.cuh"
+#include "common/cuda_check.cuh"
+
+namespace gemm::hopper {
+
+std::vector<Variant> variants() {
+  // KEY: the headline first, on every GPU. Where the kernels cannot run, every launcher runs
+  // chapter 06's headline instead, and runs_instead says so in the table and the CSV.
+  const std::vector<Variant> persistent = wgmma_persistent_variants();
+  std::vector<Variant> steps = {
+      persistent.front(),  // step 3, wgmma_persistent
+      {"wgmma_tma", nullptr, launch_wgmma_tma,
+       "TMA into 128-byte-swizzled stages, mbarriers, wgmma m64n256k16 (sm_90a)", runs_instead},
+      {"wgmma_warp_specialized", nullptr, launch_wgmma_warp_specialized,
+       "+ a producer warpgroup (TMA) and two consumers (wgmma), setmaxnreg (sm_90a)",
+       runs_instead},
+  };
+  // Step 3's forced choices after step 2 (wgmma_ws.cu lists them).
+  steps.insert(steps.end(), persistent.begin() + 1, persistent.end());
+  return steps;
+}
+
+void print_resources() {
+  std::vector<KernelResources> kernels = wgmma_tma_kernels();
+  for (const KernelResources& k : wgmma_ws_kernels()) kernels.push_back(k);
+  if (!runs_here()) {
+    for (const KernelResources& k : kernels)
+      std::printf("  %s: sm_90a code, not run here (%s; mma_sync_pipelined runs instead)\n",
+                  k.name.c_str(), why_not().c_str());
+    return;
+  }
+  // The occupancy API counts 0 blocks until a kernel may use its dynamic shared memory.
+  for (const KernelResources& k : kernels)
+    CUDA_CHECK(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(k.dynamic_smem)));
+  print_kernel_resources(kernels);  // the shared table of common/ (also --resources-csv)
+}
+
+}  // namespace gemm::hopper

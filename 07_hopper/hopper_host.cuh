@@ -1,0 +1,48 @@
+// Chapter 07: what the launchers of wgmma_tma.cu and wgmma_ws.cu share on the host (the chapter's
+// own interface is hopper.cuh). Host-includable. README.md explains the kernels; hopper_ptx.cuh
+// their instructions.
+#pragma once
+
+#include <string>
+
+#include <cuda.h>  // CUtensorMap and its enums (types only: the driver library is not linked)
+
+#include "06_warp_tiling/packing.cuh"  // AlignedOperands: chapter 06's packed copies, reused
+
+namespace gemm::hopper {
+
+using warp_tiling::AlignedOperands;
+using warp_tiling::aligned_row_lengths;
+using warp_tiling::RowLengths;
+
+// The tiles of every kernel of the chapter, chosen once here (README.md, "The tiles"):
+//   block tile 128 x 256, a K step of 64 halves (128 bytes: one row of the 128-byte swizzle);
+//   A arrives as two TMA boxes of 64 (k) x 64 (rows), B as four boxes of 64 (columns) x 64 (k),
+//   since a 128-byte-swizzled box is at most 128 bytes wide. (A's boxes could be 128 rows; 64
+//   lets wgmma_persistent's 64 x 128 tile use the same tensor map.)
+constexpr int kBM = 128, kBN = 256, kBK = 64;
+constexpr int kBoxM = 64;  // rows of A per TMA box
+constexpr int kBoxN = 64;  // columns of B per TMA box
+
+// Can this process run the chapter's kernels? Three conditions: they were compiled for sm_90a
+// (the build's architecture list had 90), the GPU has compute capability 9.0 (sm_90a code runs
+// there and nowhere else), and the driver provides cuTensorMapEncodeTiled. Decided once per
+// process; false without a GPU.
+bool runs_here();
+
+// When !runs_here(): why, in a few words, for the results table ("needs sm_90a (Hopper)").
+std::string why_not();
+
+// The note of every variant (Variant::runs_instead): "" where the kernel runs; elsewhere what the
+// launcher ran instead, chapter 06's mma_sync_pipelined, with the tile it chose ("ran
+// mma_sync_pipelined 128x256: needs sm_90a (Hopper)"), or what that ran instead in turn (sm_75).
+std::string runs_instead(const void* A, const void* B, const float* C, int M, int N, int K);
+
+// The tensor maps of A (M x k) and B (k x N, rows of ldb) as the kernels read them: 128-byte
+// swizzle, zeros outside the matrices. They describe `ops`, the original or packed operands.
+struct TensorMaps {
+  CUtensorMap a, b;
+};
+TensorMaps make_tensor_maps(const AlignedOperands& ops, int M, int N);
+
+}  // namespace gemm::hopper
