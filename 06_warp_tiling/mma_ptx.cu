@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 // sm_89 (sm_80: 163 KB, sm_90: 227 KB).
 // -------------------------------------------------------------------------------------------------
 namespace {
-constexpr int kStages = kMmaPtxStages;  // 4 (warp_tiling.cuh)
+constexpr int kStages = 4;
 constexpr int kSmemBytes = kStages * (kBM * kBK + kBK * kBN) * 2;  // 98304
 constexpr auto kKernel = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, false>;
 constexpr auto kKernelStagedC = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, true>;

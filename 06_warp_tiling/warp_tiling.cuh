@@ -21,10 +21,9 @@ void launch_padded(const __half* A, const __half* B, float* C, int M, int N, int
 void launch_vec_loads(const __half* A, const __half* B, float* C, int M, int N, int K,
                       cudaStream_t stream);
 
-// The pipeline depths of kernels 4 and 5: their launchers (cp_async.cu, mma_ptx.cu) say why;
-// defined here so that scripts/diagram_constants.cu draws the stage ring from them.
+// The pipeline depth of kernel 4 (its launcher in cp_async.cu says why 3), here so that
+// scripts/diagram_constants.cu draws the stage ring from it.
 constexpr int kCpAsyncStages = 3;  // wmma_cp_async
-constexpr int kMmaPtxStages = 4;   // mma_sync_ptx
 
 // cp_async.cu:
 // 4. + a 3-stage cp.async pipeline, one barrier per K step (sm_80+; else variant 3).

@@ -131,9 +131,6 @@ int main(int argc, char** argv) {
     namespace k45 = gemm::tiling_2d::kernels_4_5;
     using W = gemm::tiling_2d::WarpTile<k45::kBM, k45::kBN, k45::kWM, k45::kWN, k45::kTM, k45::kTN>;
     j.open("04_2d_tiling");
-    j.value("basic_BM", k13::kBM);
-    j.value("basic_BN", k13::kBN);
-    j.value("basic_BK", k13::kBK);
     j.value("TM", k13::kTM);
     j.value("TN", k13::kTN);
     j.value("BM", k45::kBM);
@@ -182,7 +179,6 @@ int main(int argc, char** argv) {
     j.value("warps_n", Warps::kWarpsN);
     j.value("threads", wt::kThreads);
     j.value("cp_async_stages", wt::kCpAsyncStages);
-    j.value("mma_ptx_stages", wt::kMmaPtxStages);
     j.value("mma_m", wt::kMmaM);
     j.value("mma_n", wt::kMmaN);
     j.value("mma_k", wt::kMmaK);
@@ -218,7 +214,6 @@ int main(int argc, char** argv) {
     j.value("box_m", hp::kBoxM);
     j.value("box_n", hp::kBoxN);
     j.value("box_a_bytes", hp::kBoxABytes);
-    j.value("box_b_bytes", hp::kBoxBBytes);
     j.value("stage_bytes", hp::TileShape<hp::kBM, hp::kBN>::kStageBytes);
     j.value("group_m", hp::kGroupM);
     hopper_layout_bytes(j, std::make_integer_sequence<int, 12>{});

@@ -133,9 +133,7 @@ def gather(kernels, machine, resources, results):
         "l2_gbs": machine_value(machine, "L2", "read bandwidth"),
         "dram_gbs": machine_value(machine, "DRAM", "read bandwidth"),
         "shared_cycles": machine_value(machine, "shared", "load latency"),
-        "l1_cycles": lat[min(lat)], "l1_footprint_kb": min(lat),
-        "l2_cycles": lat[in_l2], "l2_footprint_kb": in_l2,
-        "dram_cycles": lat[max(lat)], "dram_footprint_kb": max(lat),
+        "l1_cycles": lat[min(lat)], "l2_cycles": lat[in_l2], "dram_cycles": lat[max(lat)],
     }
     # Chapter 04's kernel 5 is the shape-aware launcher's 128 x 128 tile; the others are listed
     # under the launcher's name.
@@ -144,12 +142,11 @@ def gather(kernels, machine, resources, results):
     names.update({f"{bm}x{bn}": f"tiling_2d_shape_aware {bm}x{bn}" for bm, bn in
                   (re.fullmatch(r"tiling_2d_shape_aware (\d+)x(\d+)", r["kernel"]).groups()
                    for r in resources if re.fullmatch(r"tiling_2d_shape_aware \d+x\d+", r["kernel"]))})
-    c["resources"] = {k: {"blocks_per_sm": resource(resources, k, "blocks_per_sm"),
-                          "threads": resource(resources, k, "threads"),
-                          "smem_bytes": resource(resources, k, "smem_bytes_per_block")}
-                      for k in list(names.values()) + ["wgmma_warp_specialized",
-                                                       "wgmma_persistent"]}
-    c["resources"]["04 tiles"] = names
+    ws = "wgmma_warp_specialized"
+    c["resources"] = {"04 blocks per SM": {tile: resource(resources, k, "blocks_per_sm")
+                                           for tile, k in names.items()},
+                      ws: {"threads": resource(resources, ws, "threads"),
+                           "smem_bytes": resource(resources, ws, "smem_bytes_per_block")}}
     # The Hopper pipeline's depth is chosen inside wgmma_ws.cu; the shared memory that
     # resources.csv lists for the kernel tells it (diagram_constants lists the bytes of each depth).
     hp, ws = kernels["hopper"], c["resources"]["wgmma_warp_specialized"]
@@ -179,7 +176,7 @@ def shape_aware_example(results, sms, resources):
     largest = max(plans, key=lambda s: tuple(int(x) for x in plans[s].split(",")[0].split("x")))
     tile = plans[largest].split(",")[0]  # the largest tile the launcher runs: "128x256"
     bm, bn, _ = plan(tile)
-    per_wave = sms * resources[resources["04 tiles"][tile]]["blocks_per_sm"]
+    per_wave = sms * resources["04 blocks per SM"][tile]
     full = min(s for s in plans if plans[s] == tile and (s // bm) * (s // bn) > per_wave)
     other = max(s for s in plans if plans[s] != tile)
     return {"tile": tile, "full_size": full, "small_size": other, "small_plan": plans[other]}
@@ -712,7 +709,7 @@ def waves_04(c, out, written):
     pbm, pbn, splits = plan(ex["small_plan"])
 
     def bps(tile):
-        return res[res["04 tiles"][tile]]["blocks_per_sm"]
+        return res["04 blocks per SM"][tile]
 
     def blocks(size, tm, tn, s=1):
         return math.ceil(size / tm) * math.ceil(size / tn) * s
