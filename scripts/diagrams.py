@@ -945,8 +945,8 @@ def bank_conflicts(c, out, written):
              (f"Bs[{t['BK']}][{t['BN']}]", t["b_row_bytes"], B_COLOR),
              (f"Bs[{t['BK']}][{t['BN']} + {t['PAD']}]", t["b_row_bytes_padded"], B_COLOR)]
     rows = len(t["a_row_bytes"])
-    ph = rows + 5.5
-    fig, ax = canvas(WIDTH, 4.6, (-7, 2 * banks + 9), (-3.8, 2 * ph),
+    ph = rows + 6
+    fig, ax = canvas(WIDTH, 4.5, (-7, 2 * banks + 9), (-3.8, 2 * ph),
                      f"06: the {banks} banks during one ldmatrix 8x8 read ({rows} rows of "
                      "16 bytes, one per lane)")
     for n, (name, starts, color) in enumerate(cases):
@@ -974,7 +974,7 @@ def bank_conflicts(c, out, written):
         label(ax, x0 + banks / 2, y0 + rows + 1.2,
               "1 pass: conflict-free" if ok else f"{passes} rows on the same banks: "
               f"{passes} passes ({passes}-way conflict)", fs=SMALL,
-              color=C_COLOR if ok else HIGHLIGHT, weight="bold")
+              color="black" if ok else HIGHLIGHT, weight="bold")
     label(ax, -6.5, 2 * ph - 1.2, f"Bank of byte address a: (a / {bb}) mod {banks}. Left: the "
           f"layouts of kernel 1; right: kernel 2's rows padded by {t['PAD']} halves.",
           fs=SMALL, ha="left")
@@ -1047,7 +1047,7 @@ def ldmatrix_06(c, out, written):
     M, K, N = t["mma_m"], t["mma_k"], t["mma_n"]
     colors = FOUR
     cw = 4.0  # one 16-byte chunk (8 halves) drawn 4 units wide
-    fig, ax = canvas(WIDTH, 4.6, (-5, 4 * cw + 40), (-3.5, 16 + 3),
+    fig, ax = canvas(WIDTH, 3.9, (-5, 4 * cw + 40), (-3.5, 16 + 1),
                      "06: ldmatrix.x4: each lane gives the address of one 16-byte row")
     panels = [(0, "A (m16 x k16), ldmatrix.x4", t["ldmatrix_a_row"], t["ldmatrix_a_col"],
                "a[{}]", "row", "k"),
