@@ -275,7 +275,7 @@ def save(fig, out, name, written):
 
 def save_gif(fig, update, frames, out, name, written, fps=1):
     anim = animation.FuncAnimation(fig, update, frames=frames, interval=1000 / fps)
-    anim.save(out / name, writer=animation.PillowWriter(fps=fps), dpi=80)
+    anim.save(out / name, writer=animation.PillowWriter(fps=fps), dpi=DPI)
     plt.close(fig)
     written.append(name)
 
