@@ -531,7 +531,7 @@ def thread_column(c, out, written):
     rect(ax, rx, ry, 6, 4, fc=B_COLOR, lw=1.2, text="b", fs=FONT, weight="bold")
     label(ax, rx + 7, ry + 2, "a register", fs=SMALL, ha="left")
     arrow(ax, (xc + col + 1, k + 0.5), (rx + 3, ry), rad=-0.25,
-          text=f"b = Bs[k][col]:\none shared load", fs=SMALL, offset=(9, -4), ha="left")
+          text="b = Bs[k][col]:\none shared load", fs=SMALL, offset=(9, -4), ha="left")
     for i in range(0, TM, 2):
         arrow(ax, (rx, ry + 3), (xc + col + 1.1, yc + row0 + i + 0.5), lw=0.7, color=HIGHLIGHT)
     label(ax, rx - 2, yc + row0 + TM + 6,
@@ -751,7 +751,7 @@ def waves_04(c, out, written):
                          hatch="////")
         rect(ax, 0, y0, sms, waves * h, lw=0.8, z=3)
         y = y0 + height + 3.2
-    label(ax, sms, total - 0.6, f"SMs: docs/figures/machine.csv; blocks per SM: resources.csv; "
+    label(ax, sms, total - 0.6, "SMs: docs/figures/machine.csv; blocks per SM: resources.csv; "
           "what ran: results.csv. Split-K then adds the slices up (04_split_k.png).",
           ha="right", fs=7.5)
     save(fig, out, "04_waves.png", written)
@@ -1028,7 +1028,7 @@ def swizzle_06(c, out, written):
     swizzle_grid(ax, 0, 0, sa, line, groups, 0,
                  f"A tile: rows of {t['BK']} halves",
                  "where they are stored (bank group)",
-                 f"key(r) = (r / 2) % 4; two rows\nshare a 128-byte line.\nThe outlined chunk 0 "
+                 "key(r) = (r / 2) % 4; two rows\nshare a 128-byte line.\nThe outlined chunk 0 "
                  "of\nrows 0-7 (one ldmatrix\nread): 8 bank groups,\none pass.")
     y1 = len(sa) + 4
     swizzle_grid(ax, 0, y1, sb, line, groups, 0,
@@ -1070,7 +1070,7 @@ def ldmatrix_06(c, out, written):
           "then lane l\nreceives row l / 4, halves 2 (l % 4), +1\nof matrix q in register q.",
           fs=SMALL, ha="left", va="top")
     label(ax, xl, y + 6.2, "A: matrices 0-3 are a[0] .. a[3] of the\nm16n8k16 A fragment "
-          f"(rows 0-7 / 8-15,\nk 0-7 / 8-15).", fs=SMALL, ha="left", va="top")
+          "(rows 0-7 / 8-15,\nk 0-7 / 8-15).", fs=SMALL, ha="left", va="top")
     label(ax, xl, y + 10.6, f".trans: B arrives transposed: matrices\n0, 1 are b[0], b[1] of n8 "
           f"tile 0 (n 0-7),\n2, 3 of n8 tile 1 (n 8-15): two {M}x{N}x{K}\nB fragments per "
           "ldmatrix.", fs=SMALL, ha="left", va="top")
@@ -1114,7 +1114,7 @@ def mma_fragment_06(c, out, written):
         label(ax, xc + N + 3, 1.5 + 2 * reg,
               f"register {reg}:\na[{reg}]" + (f", b[{reg}]" if reg < 2 else "") + f", c[{reg}]",
               fs=7.5, ha="left")
-    label(ax, -2.5, M + 1.8, f"Lane l: g = l / 4, t = l % 4. A: row g and g + 8, k 2t, 2t+1 and "
+    label(ax, -2.5, M + 1.8, "Lane l: g = l / 4, t = l % 4. A: row g and g + 8, k 2t, 2t+1 and "
           "+8 (a 32-bit register holds 2 halves). B: column g, k 2t, 2t+1 and +8. "
           "C: rows g, g + 8, columns 2t, 2t+1.", fs=7.5, ha="left")
     save(fig, out, "06_mma_fragment.png", written)
