@@ -24,8 +24,10 @@
 #include "06_warp_tiling/mma_tiles.cuh"
 #include "06_warp_tiling/tile_helpers.cuh"
 #include "06_warp_tiling/warp_tiling.cuh"
-// The Hopper kernels' constants (hopper.cuh, hopper_tiles.cuh), read through this one line.
+// The Hopper kernels' constants (hopper.cuh, hopper_tiles.cuh): this include and the alias under
+// it are the only lines that name the Hopper chapter's folder and namespace.
 #include "06_warp_tiling/hopper_tiles.cuh"
+namespace hopper_chapter = gemm::warp_tiling::hopper;
 
 namespace {
 
@@ -90,7 +92,7 @@ class Json {
 // lists each kernel's shared memory; the depth itself is chosen inside wgmma_ws.cu).
 template <int... S>
 void hopper_layout_bytes(Json& j, std::integer_sequence<int, S...>) {
-  const long bytes[] = {gemm::warp_tiling::hopper::SharedLayout<S + 1>::kBytes...};
+  const long bytes[] = {hopper_chapter::SharedLayout<S + 1>::kBytes...};
   j.list("smem_bytes_by_stages", sizeof...(S), [&](int i) { return bytes[i]; });
 }
 
@@ -205,7 +207,7 @@ int main(int argc, char** argv) {
   }
 
   {
-    namespace hp = gemm::warp_tiling::hopper;
+    namespace hp = hopper_chapter;
     using Sw128 = gemm::warp_tiling::Swizzle<hp::kBK>;  // rows of 64 halves: 128 bytes, 8 chunks
     j.open("hopper");
     j.value("BM", hp::kBM);
