@@ -30,10 +30,6 @@
 
 namespace gemm::naive {
 
-// Threads per block: 32 along x, so that one warp is exactly one run of 32 consecutive threadIdx.x.
-constexpr int kBlockX = 32;
-constexpr int kBlockY = 8;
-
 __global__ void naive_coalesced_kernel(const float* __restrict__ A, const float* __restrict__ B,
                                        float* __restrict__ C, int M, int N, int K) {
   // KEY: consecutive threads of a warp (consecutive threadIdx.x) get consecutive columns.

@@ -7,6 +7,12 @@
 
 namespace gemm::naive {
 
+// Threads per block: 32 along x, so that one warp is exactly one run of 32 consecutive threadIdx.x.
+// (Here, not in naive.cu, so that scripts/diagram_constants.cu draws the chapter's pictures from
+// them.)
+constexpr int kBlockX = 32;
+constexpr int kBlockY = 8;
+
 // Headline: threadIdx.x walks along a row of C (coalesced loads of B and stores of C).
 void launch_coalesced(const float* A, const float* B, float* C, int M, int N, int K,
                       cudaStream_t stream);

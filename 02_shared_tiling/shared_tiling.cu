@@ -36,9 +36,9 @@
 
 namespace gemm::shared_tiling {
 
-// The run-time tile of shared_tiling_dynamic: 32, the same as shared_tiling_32, so the pair of
+// The run-time tile of shared_tiling_dynamic: the same as shared_tiling_32's, so the pair of
 // variants differs in one thing only (the tile width known at compile time or at run time).
-constexpr int kDynamicTile = 32;
+constexpr int kDynamicTile = kHeadlineTile;
 // Its shared memory, both tiles: 8 KB, below the 48 KB a block may use without opting in with
 // cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...).
 constexpr size_t kDynamicSmemBytes = 2 * kDynamicTile * kDynamicTile * sizeof(float);
@@ -119,7 +119,8 @@ void launch_tile(const float* A, const float* B, float* C, int M, int N, int K,
 
 void launch_tile_32(const float* A, const float* B, float* C, int M, int N, int K,
                     cudaStream_t stream) {
-  launch_tile<32>(A, B, C, M, N, K, stream);
+  static_assert(kHeadlineTile == 32, "launch_tile_32 (shared_tiling_32) is named after its TILE");
+  launch_tile<kHeadlineTile>(A, B, C, M, N, K, stream);
 }
 
 void launch_tile_16(const float* A, const float* B, float* C, int M, int N, int K,

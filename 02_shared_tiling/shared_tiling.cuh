@@ -7,6 +7,11 @@
 
 namespace gemm::shared_tiling {
 
+// The headline's tile width: TILE of shared_tiling_32, and the run-time width of
+// shared_tiling_dynamic. (Here, not in shared_tiling.cu, so that scripts/diagram_constants.cu
+// draws the chapter's pictures from it.)
+constexpr int kHeadlineTile = 32;
+
 // Headline: 32 x 32 threads per block, 32 x 32 tiles of A and B per phase (8 KB of shared memory).
 void launch_tile_32(const float* A, const float* B, float* C, int M, int N, int K,
                     cudaStream_t stream);

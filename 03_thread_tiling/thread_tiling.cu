@@ -108,17 +108,11 @@ __global__ void __launch_bounds__((BM / TM) * BN)
   }
 }
 
-// The tiles of the TM sweep, chosen in this one place. BN and BK are the same for every variant;
-// BM = 8 * TM keeps (BM / TM) * BN = 512 threads per block. BK = 16 is the smallest K-step for
-// which every TM in the sweep divides the tile loads evenly: each thread loads BK * TM / BN
-// elements of A and BK * TM / BM = 2 of B per phase (BK = 8 would give TM = 4 half an element).
+// The tiles of the TM sweep (TileSizes, thread_tiling.cuh) and the kernel they instantiate.
 template <int TM>
-struct Tiles {
-  static constexpr int BM = 8 * TM;
-  static constexpr int BN = 64;
-  static constexpr int BK = 16;
-  static constexpr int kThreads = (BM / TM) * BN;
-  static constexpr auto kernel = thread_tiling_kernel<BM, BN, BK, TM>;
+struct Tiles : TileSizes<TM> {
+  static constexpr auto kernel =
+      thread_tiling_kernel<TileSizes<TM>::BM, TileSizes<TM>::BN, TileSizes<TM>::BK, TM>;
 };
 
 template <int TM>
@@ -132,7 +126,8 @@ void launch_tiles(const float* A, const float* B, float* C, int M, int N, int K,
 
 void launch_tm8(const float* A, const float* B, float* C, int M, int N, int K,
                 cudaStream_t stream) {
-  launch_tiles<8>(A, B, C, M, N, K, stream);
+  static_assert(kHeadlineTM == 8, "launch_tm8 (thread_tiling_tm8) is named after its TM");
+  launch_tiles<kHeadlineTM>(A, B, C, M, N, K, stream);
 }
 
 void launch_tm4(const float* A, const float* B, float* C, int M, int N, int K,

@@ -8,6 +8,21 @@
 
 namespace gemm::thread_tiling {
 
+// The tiles of the TM sweep, chosen in this one place (here, not in thread_tiling.cu, so that
+// scripts/diagram_constants.cu draws the chapter's pictures from them). BN and BK are the same for
+// every variant; BM = 8 * TM keeps (BM / TM) * BN = 512 threads per block. BK = 16 is the smallest
+// K-step for which every TM in the sweep divides the tile loads evenly: each thread loads
+// BK * TM / BN elements of A and BK * TM / BM = 2 of B per phase (BK = 8 would give TM = 4 half an
+// element).
+template <int TM>
+struct TileSizes {
+  static constexpr int BM = 8 * TM;
+  static constexpr int BN = 64;
+  static constexpr int BK = 16;
+  static constexpr int kThreads = (BM / TM) * BN;
+};
+constexpr int kHeadlineTM = 8;  // thread_tiling_tm8
+
 // Headline: TM = 8 outputs per thread; block tile BM x BN = 64 x 64, K-step BK = 16, 512 threads.
 void launch_tm8(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream);
 // The TM sweep, everything else the same except BM = 8 * TM (so the block keeps 512 threads):

@@ -50,8 +50,10 @@
 namespace gemm::tiling_2d {
 namespace {
 
-constexpr int kWM = 32, kTM = 8;  // warp tile rows and thread tile rows, as kernel 5
-constexpr int kPad = 4;           // transposed As, as kernel 5
+// Warp tile rows, thread tile rows and the transposed As's padding: kernel 5's (tiling_2d.cuh).
+using kernels_4_5::kWM;
+using kernels_4_5::kTM;
+using kernels_4_5::kPad;
 
 // One tile configuration: kernel 5 with a BM x BN block tile, a BK-deep K step, and warp tiles of
 // 32 x WN (kernel 5: 32 x 64, 8 x 8 outputs per thread; the 128 x 256 tile: 32 x 128, 8 x 16).

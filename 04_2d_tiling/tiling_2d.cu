@@ -214,13 +214,12 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), kMinBlocksPerSm)
 }
 
 // -------------------------------------------------------------------------------------------------
-// Launchers: the tile sizes of each variant are chosen here, and only here.
-// 128 x 128 block tiles of 8 x 8 thread tiles: 256 threads. BK = 8 keeps the two tiles at 8 KB.
+// Launchers: the tile sizes of each variant are chosen in tiling_2d.cuh (kernels_1_3), and only
+// there: 128 x 128 block tiles of 8 x 8 thread tiles, 256 threads, BK = 8.
 // -------------------------------------------------------------------------------------------------
 namespace {
-constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
+using namespace kernels_1_3;  // kBM, kBN, kBK, kTM, kTN, kPad
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);
-constexpr int kPad = 4;  // floats of padding per row of the transposed As (see kernel 3)
 
 dim3 grid_for(int M, int N) { return dim3(ceil_div(N, kBN), ceil_div(M, kBM)); }  // x: columns
 }  // namespace

@@ -8,6 +8,28 @@
 
 namespace gemm::tiling_2d {
 
+// The tile sizes of the launchers, chosen here and only here (in the header, not in the .cu files,
+// so that scripts/diagram_constants.cu draws the chapter's pictures from them).
+// Kernels 1-3 (tiling_2d.cu): 128 x 128 block tiles of 8 x 8 thread tiles: 256 threads. BK = 8
+// keeps the two tiles at 8 KB.
+namespace kernels_1_3 {
+constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
+constexpr int kPad = 4;  // floats of padding per row of the transposed As (see kernel 3)
+}  // namespace kernels_1_3
+// Kernels 4-5 (warp_tiling.cu).
+namespace kernels_4_5 {
+constexpr int kBM = 128, kBN = 128;  // block tile
+constexpr int kWM = 32, kWN = 64;    // warp tile: 4 x 2 warps
+constexpr int kTM = 8, kTN = 8;      // thread tile: 2 x 2 sub-blocks of 4 x 4
+constexpr int kPad = 4;              // transposed As: conflict-free stores
+// BK: kernel 4 takes 16 (its two barriers come once per 16 k instead of per 8). Kernel 5 also
+// takes 16 and, with a tile in flight in registers, one block per SM; its scalar fallback takes 8
+// and two blocks per SM (see its comment).
+constexpr int kBKWarp = 16;
+constexpr int kBKDouble = 16;
+constexpr int kBKDoubleScalar = 8;
+}  // namespace kernels_4_5
+
 // tiling_2d.cu: each thread computes an 8 x 8 block of C, with outer products from registers.
 // Scalar loads; the baseline of the chapter.
 void launch_basic(const float* A, const float* B, float* C, int M, int N, int K,

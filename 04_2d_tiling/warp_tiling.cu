@@ -73,19 +73,10 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), kMinBlocksPerSm)
 
 
 // -------------------------------------------------------------------------------------------------
-// Launchers: the tile sizes are chosen here, and only here.
+// Launchers: the tile sizes are chosen in tiling_2d.cuh (kernels_4_5), and only there.
 // -------------------------------------------------------------------------------------------------
 namespace {
-constexpr int kBM = 128, kBN = 128;  // block tile
-constexpr int kWM = 32, kWN = 64;    // warp tile: 4 x 2 warps
-constexpr int kTM = 8, kTN = 8;      // thread tile: 2 x 2 sub-blocks of 4 x 4
-constexpr int kPad = 4;              // transposed As: conflict-free stores
-// BK: kernel 4 takes 16 (its two barriers come once per 16 k instead of per 8). Kernel 5 also
-// takes 16 and, with a tile in flight in registers, one block per SM; its scalar fallback takes 8
-// and two blocks per SM (see its comment).
-constexpr int kBKWarp = 16;
-constexpr int kBKDouble = 16;
-constexpr int kBKDoubleScalar = 8;
+using namespace kernels_4_5;  // kBM, kBN, kWM, kWN, kTM, kTN, kPad, kBKWarp, kBKDouble(Scalar)
 constexpr int kThreads = WarpTile<kBM, kBN, kWM, kWN, kTM, kTN>::kThreads;
 // Kernel 5's two stages, in dynamic shared memory: 33,280 and 16,640 bytes (under 48 KB, so no
 // cudaFuncSetAttribute is needed).

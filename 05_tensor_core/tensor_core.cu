@@ -50,12 +50,7 @@ namespace gemm::tensor_core {
 
 namespace wmma = nvcuda::wmma;
 
-// The fragment shape. For fp16 inputs with an fp32 accumulator WMMA offers 16 x 16 x 16 (and the
-// 32 x 8 x 16, 8 x 32 x 16 variants); we use the square one. In this chapter the warp tile is one
-// fragment: WM = WMMA_M, WN = WMMA_N (chapter 06 makes it larger).
-constexpr int WMMA_M = 16;
-constexpr int WMMA_N = 16;
-constexpr int WMMA_K = 16;
+// The fragment shape WMMA_M x WMMA_N x WMMA_K and the block's warps: tensor_core.cuh.
 constexpr int kWarpSize = 32;
 
 // The fragment types. Which lane holds which of the 256 elements is not specified (README.md,
@@ -202,11 +197,7 @@ __global__ void __launch_bounds__(kWarpSize * WARPS_M * WARPS_N)
 // Launchers: the block shape is chosen here, and only here.
 // -------------------------------------------------------------------------------------------------
 namespace {
-// 2 x 2 warps per block. Neighbouring warps read the same tiles of A (a block row) or of B (a
-// block column) at about the same time, so the second read is likely to hit L1: per k step the
-// block reads 2 tiles of A and 2 of B for 4 mma_sync, where 1 x 4 warps would read 1 + 4.
-constexpr int kWarpsM = 2;
-constexpr int kWarpsN = 2;
+// kWarpsM x kWarpsN warps per block (tensor_core.cuh).
 constexpr int kThreads = kWarpSize * kWarpsM * kWarpsN;  // 128
 
 dim3 grid_for(int M, int N) {  // x: columns, y: rows, as in every chapter

@@ -8,6 +8,20 @@
 
 namespace gemm::tensor_core {
 
+// The launch configuration, chosen here once (in the header, not in tensor_core.cu, so that
+// scripts/diagram_constants.cu draws the chapter's pictures from it).
+// The fragment shape. For fp16 inputs with an fp32 accumulator WMMA offers 16 x 16 x 16 (and the
+// 32 x 8 x 16, 8 x 32 x 16 variants); we use the square one. In this chapter the warp tile is one
+// fragment: WM = WMMA_M, WN = WMMA_N (chapter 06 makes it larger).
+constexpr int WMMA_M = 16;
+constexpr int WMMA_N = 16;
+constexpr int WMMA_K = 16;
+// 2 x 2 warps per block. Neighbouring warps read the same tiles of A (a block row) or of B (a
+// block column) at about the same time, so the second read is likely to hit L1: per k step the
+// block reads 2 tiles of A and 2 of B for 4 mma_sync, where 1 x 4 warps would read 1 + 4.
+constexpr int kWarpsM = 2;
+constexpr int kWarpsN = 2;
+
 // Headline: one warp per 16 x 16 tile of C; fragments loaded straight from global memory where
 // the tile is inside the matrices and the launcher found the pointers and N, K suitable, through a
 // zero-padded shared-memory copy everywhere else.

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 // padding.
 // -------------------------------------------------------------------------------------------------
 namespace {
-constexpr int kStages = 3;
+constexpr int kStages = kCpAsyncStages;  // 3 (warp_tiling.cuh)
 constexpr int kSmemBytes = kStages * (kBM * (kBK + kPad) + kBK * (kBN + kPad)) * 2;  // 81408
 constexpr auto kKernel = wmma_cp_async_kernel<kBM, kBN, kBK, kWM, kWN, kPad, kStages>;
 

@@ -9,6 +9,9 @@
 
 namespace gemm::warp_tiling {
 
+// The shape of one mma.sync.m16n8k16: rows of A and C, columns of B and C, and its depth in k.
+constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
+
 // ---- The three PTX instructions -----------------------------------------------------------------
 // Fragment layouts of mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 (PTX ISA, "Matrix
 // fragments for mma.m16n8k16"), for lane l, with g = l / 4 (the group) and t = l % 4:

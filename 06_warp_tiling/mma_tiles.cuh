@@ -24,8 +24,8 @@ namespace gemm::warp_tiling {
 // in 8 different 16-byte bank groups, one wavefront per matrix (tile_helpers.cuh, Swizzle).
 template <int BM, int BN, int BK, int WM, int WN>
 struct MmaWarpTile {
-  static constexpr int MT = WM / 16;  // m16 tiles per warp tile
-  static constexpr int NT = WN / 8;   // n8 tiles per warp tile
+  static constexpr int MT = WM / kMmaM;  // m16 tiles per warp tile
+  static constexpr int NT = WN / kMmaN;  // n8 tiles per warp tile
   static_assert(WM % 16 == 0, "WM must be a multiple of 16 (m16 tiles of mma.m16n8k16)");
   static_assert(WN % 16 == 0,
                 "WN must be a multiple of 16 (ldmatrix.x4.trans loads n8 tiles in pairs)");
@@ -39,12 +39,19 @@ struct MmaWarpTile {
   int wrow, wcol;                   // the warp tile's first row and column in the block tile
   int a_row, a_col, b_row, b_col;  // this lane's ldmatrix row, within the block tile
 
+  // Lane `lane`'s ldmatrix row of slice 0 and tile 0, relative to the warp tile (the table above).
+  // __host__ too: scripts/diagram_constants.cu draws the chapter's ldmatrix picture from them.
+  __host__ __device__ static constexpr int lane_a_row(int lane) { return lane % 16; }
+  __host__ __device__ static constexpr int lane_a_col(int lane) { return (lane / 16) * 8; }
+  __host__ __device__ static constexpr int lane_b_row(int lane) { return lane % 16; }
+  __host__ __device__ static constexpr int lane_b_col(int lane) { return (lane / 16) * 8; }
+
   __device__ MmaWarpTile(int warp_row, int warp_col) : wrow(warp_row), wcol(warp_col) {
     const int lane = threadIdx.x % 32;
-    a_row = wrow + lane % 16;         // A: + 16 i
-    a_col = (lane / 16) * 8;          // A: + kk
-    b_row = lane % 16;                // B: + kk
-    b_col = wcol + (lane / 16) * 8;   // B: + 16 p
+    a_row = wrow + lane_a_row(lane);  // A: + 16 i
+    a_col = lane_a_col(lane);         // A: + kk
+    b_row = lane_b_row(lane);         // B: + kk
+    b_col = wcol + lane_b_col(lane);  // B: + 16 p
   }
 
   // The fragments of slice kk (0, 16, ...) of the stage at shared addresses As_s, Bs_s.

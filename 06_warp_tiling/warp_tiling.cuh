@@ -21,6 +21,10 @@ void launch_padded(const __half* A, const __half* B, float* C, int M, int N, int
 void launch_vec_loads(const __half* A, const __half* B, float* C, int M, int N, int K,
                       cudaStream_t stream);
 
+// The pipeline depth of kernel 4 (its launcher in cp_async.cu says why 3), here so that
+// scripts/diagram_constants.cu draws the stage ring from it.
+constexpr int kCpAsyncStages = 3;  // wmma_cp_async
+
 // cp_async.cu:
 // 4. + a 3-stage cp.async pipeline, one barrier per K step (sm_80+; else variant 3).
 void launch_cp_async(const __half* A, const __half* B, float* C, int M, int N, int K,

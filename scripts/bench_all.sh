@@ -138,6 +138,11 @@ if [ "$extras" = 0 ]; then
   echo "bench_all.sh: the figures need the rest of the sweep too: drawn by the SWEEP=0 part."
 elif python3 -c "import matplotlib" 2>/dev/null; then
   python3 "$root/scripts/plot.py" "$csv" "$out" || status=1
+  # The teaching diagrams draw this GPU's sizes, bandwidths and SM count (machine.csv) and what the
+  # launchers chose (results.csv): redrawn with the figures when these are the repository's.
+  if [ "$out" -ef "$root/docs/figures" ] && [ -x "$build/bin/diagram_constants" ]; then
+    python3 "$root/scripts/diagrams.py" --program "$build/bin/diagram_constants" || status=1
+  fi
 else
   echo "bench_all.sh: matplotlib is not installed; skipping the figures (pip install -r scripts/requirements.txt)."
 fi

@@ -289,6 +289,7 @@ def waves(rows, out, written):
         ax.grid(True, alpha=0.3)
         width = 0.78 / len(series)
         top = 0
+        notes_at = []
         for i, (variant, _, color) in enumerate(series):
             vals, notes = [], []
             for s in skinny:
@@ -298,16 +299,23 @@ def waves(rows, out, written):
             top = max([top] + vals)
             xs = [j + i * width for j in range(len(skinny))]
             bx.bar(xs, vals, width, color=color, label=variant)
+            notes_at.append((xs, vals, notes))
+        # What the launcher chose, written up each bar from its foot: each note keeps to its own
+        # bar, so neighbouring notes cannot overlap (written above the bars, long notes ran into
+        # each other and into the legend). A bar too short for its note gets it above, in black.
+        for xs, vals, notes in notes_at:
             for x, v, n in zip(xs, vals, notes):
-                if n:
-                    bx.annotate(n, (x, v), textcoords="offset points", xytext=(0, 2), ha="center",
-                                fontsize=6, rotation=90)
-        bx.set_ylim(0, top * 1.35 + 1)  # room for the notes above the bars
+                if not n:
+                    continue
+                inside = v >= 0.4 * top
+                bx.text(x, top * 0.02 if inside else v + top * 0.02, n, rotation=90, ha="center",
+                        va="bottom", fontsize=6, color="white" if inside else "black")
+        bx.set_ylim(0, top * 1.3 + 1)  # room for the legend above the bars
         bx.set_xticks([j + width * (len(series) - 1) / 2 for j in range(len(skinny))],
                       ["x".join(map(str, s)) for s in skinny], fontsize=7, rotation=20)
         bx.set_ylabel("% of cuBLAS")
         bx.set_title(f"{chapter[:2]}: skinny shapes (M x N x K)")
-        bx.legend(fontsize=7, loc="upper left")
+        bx.legend(fontsize=7, loc="upper left", ncol=len(series))
     save(fig, out, "waves.png", written)
     return True
 
