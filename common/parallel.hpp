@@ -32,4 +32,12 @@ void parallel_parts(size_t count, size_t grain, Body body) {
   for (std::thread& w : workers) w.join();
 }
 
+// The common case: f(i) for every i in [0, count), element-wise work spread over the cores.
+template <class F>
+void parallel_for(size_t count, size_t grain, F f) {
+  parallel_parts(count, grain, [&f](size_t, size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) f(i);
+  });
+}
+
 }  // namespace gemm

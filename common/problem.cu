@@ -13,24 +13,18 @@ constexpr size_t kGrain = size_t(1) << 20;  // elements: smaller loops stay on o
 
 std::vector<__half> to_half(const std::vector<float>& x) {
   std::vector<__half> h(x.size());
-  parallel_parts(x.size(), kGrain, [&](size_t, size_t first, size_t last) {
-    for (size_t i = first; i < last; ++i) h[i] = __float2half_rn(x[i]);
-  });
+  parallel_for(x.size(), kGrain, [&](size_t i) { h[i] = __float2half_rn(x[i]); });
   return h;
 }
 
 void round_to_half_in_place(std::vector<float>& x) {
-  parallel_parts(x.size(), kGrain, [&](size_t, size_t first, size_t last) {
-    for (size_t i = first; i < last; ++i) x[i] = __half2float(__float2half_rn(x[i]));
-  });
+  parallel_for(x.size(), kGrain, [&](size_t i) { x[i] = __half2float(__float2half_rn(x[i])); });
 }
 
 // |x| for every element, on all cores.
 std::vector<float> absolute(const std::vector<float>& x) {
   std::vector<float> out(x.size());
-  parallel_parts(x.size(), kGrain, [&](size_t, size_t first, size_t last) {
-    for (size_t i = first; i < last; ++i) out[i] = std::fabs(x[i]);
-  });
+  parallel_for(x.size(), kGrain, [&](size_t i) { out[i] = std::fabs(x[i]); });
   return out;
 }
 
@@ -119,9 +113,7 @@ Reference::Reference(const Problem& p, Cublas* cublas, cudaStream_t stream)
   full_ = ref.download();
   abs_upper_ = mag.download();
   const float grow = static_cast<float>(1.0 + 2.0 * gamma(K_, unit_roundoff(Precision::kF32)));
-  parallel_parts(abs_upper_.size(), kGrain, [&](size_t, size_t first, size_t last) {
-    for (size_t i = first; i < last; ++i) abs_upper_[i] *= grow;
-  });
+  parallel_for(abs_upper_.size(), kGrain, [&](size_t i) { abs_upper_[i] *= grow; });
 
   // Trust, but verify: the cuBLAS reference must itself agree with the oracle.
   const VerifyResult self = verify_against_oracle(full_.data(), N_, K_, oracle_, Precision::kF32);
