@@ -10,6 +10,8 @@
 //   wgmma        a warpgroup (4 warps, 128 threads) multiplies a 64 x N x 16 slice, A and B read
 //                straight from shared memory through 64-bit descriptors, asynchronously
 //   setmaxnreg   a warpgroup gives registers back to the SM, or takes more
+//   clusters     blocks that run together, arrive on each other's mbarriers, and receive one TMA
+//                copy at once (multicast)
 //
 // wgmma and setmaxnreg exist only in the architecture-specific target sm_90a (compute capability
 // 9.0 exactly: H100, H200, GH200). The build compiles these files for sm_90a when its architecture
@@ -106,6 +108,66 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+#endif
+}
+
+// ---- Clusters (step 4) ---------------------------------------------------------------------------
+// A thread-block cluster is a group of blocks (here 2) that the GPU runs at the same time on
+// neighbouring SMs of one GPC. Each block can address the others' shared memory (the
+// "shared::cluster" window), arrive on their mbarriers, and be the target of one TMA copy that
+// lands in every block of the cluster at once (multicast): the tile is read from L2 once and
+// written into 2 shared memories.
+
+// This block's rank within its cluster: 0 .. cluster size - 1.
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t rank = 0;
+#if GEMM_SM90A_DEVICE
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+#endif
+  return rank;
+}
+
+// Every thread of every block of the cluster waits here for all the others (the cluster's
+// __syncthreads()). Release/acquire: what each thread wrote before it (barrier initialisations)
+// is visible to the whole cluster after it. Not the .aligned form: the producer warpgroup's
+// threads arrive here from different branches.
+__device__ __forceinline__ void cluster_sync() {
+#if GEMM_SM90A_DEVICE
+  asm volatile(
+      "barrier.cluster.arrive.release;\n"
+      "barrier.cluster.wait.acquire;\n" ::: "memory");
+#endif
+}
+
+// One arrival on the mbarrier at shared address `bar` of another block `cta` of this cluster:
+// mapa translates our shared address into that block's. The default memory order, release at CTA
+// scope, is what a consumer needs (it has waited for its wgmmas, so its reads of the stage are
+// done). Written .release.cluster, the compiler put a MEMBAR.ALL.GPU before every arrival, which
+// waited for the wgmmas in flight too: the tensor cores idled at every K step, and the kernel ran
+// at half speed (8192^3 on an H100: 3.53 ms against 1.68 ms).
+__device__ __forceinline__ void mbar_arrive_remote(uint32_t bar, uint32_t cta) {
+#if GEMM_SM90A_DEVICE
+  asm volatile(
+      "{\n"
+      "  .reg .b32 remote;\n"
+      "  mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "  mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+#endif
+}
+
+// tma_load_2d, multicast: the box lands at the same shared address `dst` in every block of the
+// cluster whose bit is set in `mask`, and each block's mbarrier at address `bar` counts its bytes.
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map, int c0,
+                                                      int c1, uint32_t bar, uint16_t mask) {
+#if GEMM_SM90A_DEVICE
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
       : "memory");
 #endif
 }

@@ -66,18 +66,30 @@ struct SharedLayout {
 
 // One K step into stage s: the BM / 64 A boxes (rows m0 + 64 a .., k k0..) and the BN / 64 B
 // boxes (k k0.., columns n0 + 64 b ..), all counted into full(s). Executed by a single thread.
-template <int STAGES, int BM, int BN>
+// In a cluster of CLUSTER blocks stacked along M (step 4), the blocks share their columns of C,
+// so they need the same B: block `rank` fetches only its share of the B boxes, multicast into
+// every block of the cluster. Each block's full(s) still counts a whole stage of bytes: its own
+// A, and all of B, whichever block fetched it.
+template <int STAGES, int BM, int BN, int CLUSTER = 1>
 __device__ __forceinline__ void load_stage(const SharedLayout<STAGES, BM, BN>& sm, int s,
                                            const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                           int m0, int n0, int k0) {
+                                           int m0, int n0, int k0, int rank = 0) {
   // KEY: the bytes that complete this phase (49152 for 128 x 256)
   mbar_arrive_expect_tx(sm.full(s), SharedLayout<STAGES, BM, BN>::kStageBytes);
 #pragma unroll
   for (int a = 0; a < BM / kBoxM; ++a)
     tma_load_2d(sm.a(s) + a * kBoxABytes, map_a, k0, m0 + a * kBoxM, sm.full(s));
+  constexpr int kBoxesB = BN / kBoxN, kShare = kBoxesB / CLUSTER;
+  static_assert(kShare * CLUSTER == kBoxesB, "the B boxes divide evenly among the cluster");
 #pragma unroll
-  for (int b = 0; b < BN / kBoxN; ++b)
-    tma_load_2d(sm.b(s) + b * kBoxBBytes, map_b, n0 + b * kBoxN, k0, sm.full(s));
+  for (int i = 0; i < kShare; ++i) {
+    const int b = rank * kShare + i;
+    if constexpr (CLUSTER == 1)
+      tma_load_2d(sm.b(s) + b * kBoxBBytes, map_b, n0 + b * kBoxN, k0, sm.full(s));
+    else  // KEY: one read from L2, CLUSTER shared memories written
+      tma_load_2d_multicast(sm.b(s) + b * kBoxBBytes, map_b, n0 + b * kBoxN, k0, sm.full(s),
+                            (1u << CLUSTER) - 1);
+  }
 }
 
 // One K step (64 deep) of warpgroup `wg`'s rows 64 wg .. 64 wg + 63 of the block tile, from the

@@ -43,6 +43,8 @@
 #include "07_hopper/hopper.cuh"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -63,11 +65,14 @@ static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536,
 
 // PERSISTENT = false: one tile per block, tile = blockIdx.x in row-major order (step 2).
 // PERSISTENT = true: gridDim.x blocks loop over all tiles in the grouped order (step 3).
+// CLUSTER = 2 (step 4): the blocks run in clusters of 2, and a cluster's tile is 2 block tiles
+// stacked along M (256 x 256): block `rank` of the cluster computes its rank-th 128 rows, both
+// read the same columns of B, and each fetches half of B's boxes for both (multicast).
 // The work is `splits` x tiles units: unit u is tile u % tiles over the K steps of slice u / tiles
 // (steps_per_split of them; the last slice may have fewer), summed into C + slice x slice_floats.
 // Without split-K (always in step 2): splits = 1, steps_per_split = all K steps, C itself.
 // BM x BN: the block tile, 128 x 256, 128 x 128 or 64 x 128 (64 rows per consumer warpgroup).
-template <int STAGES, bool PERSISTENT, int BM, int BN>
+template <int STAGES, bool PERSISTENT, int BM, int BN, int CLUSTER = 1>
 __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b, float* __restrict__ C, int M, int N,
@@ -75,29 +80,42 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
                     size_t slice_floats) {
 #if GEMM_SM90A_DEVICE
   extern __shared__ unsigned char smem_raw[];
-  constexpr int kConsumerWarps = 4 * (BM / 64);  // arrivals that complete an `empty` phase
+  constexpr int kConsumerWarps = 4 * (BM / 64);  // arrivals per block that empty a stage
   const SharedLayout<STAGES, BM, BN> sm(smem_raw);
   const int wg = threadIdx.x / 128;
+  const int rank = CLUSTER > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-  const int tiles = tiles_m * tiles_n;
+  const int tiles_mc = (tiles_m + CLUSTER - 1) / CLUSTER;  // rows of cluster tiles
+  const int tiles = tiles_mc * tiles_n;                    // cluster tiles (CLUSTER = 1: tiles)
   const int k_steps = (K + kBK - 1) / kBK;
   const int units = tiles * splits;
+  // Both blocks of a cluster walk the same units: unit u, then u + (clusters in the grid), ...
+  const int first_unit = blockIdx.x / CLUSTER, unit_stride = gridDim.x / CLUSTER;
   auto tile_at = [&](int u) {
     const int t = u % tiles;
-    return PERSISTENT ? tile_grouped(t, tiles_m, tiles_n, group_m)
-                      : tile_row_major(t, tiles_n);
+    int2 tile = PERSISTENT ? tile_grouped(t, tiles_mc, tiles_n, group_m)
+                           : tile_row_major(t, tiles_n);
+    tile.x = tile.x * CLUSTER + rank;  // this block's rows of the cluster tile
+    return tile;
   };
   auto first_step = [&](int u) { return (u / tiles) * steps_per_split; };  // of u's slice of K
   auto end_step = [&](int u) { return min(k_steps, first_step(u) + steps_per_split); };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(sm.full(s), 1);                // the producer's expect_tx
-      mbar_init(sm.empty(s), kConsumerWarps);  // one arrival per consumer warp
+      mbar_init(sm.full(s), 1);  // the producer's expect_tx
+      // One arrival per consumer warp, of every block of the cluster: a stage of B is written
+      // into both blocks, so it may be refilled only when both have finished reading it.
+      mbar_init(sm.empty(s), kConsumerWarps * CLUSTER);
     }
     fence_mbarrier_init();
   }
-  __syncthreads();  // the barriers exist; from here on, the warpgroups never meet again
+  // The barriers exist; from here on, the warpgroups never meet again. In a cluster, the other
+  // block's copies and arrivals may target our barriers: they must exist before it starts.
+  if constexpr (CLUSTER > 1)
+    cluster_sync();
+  else
+    __syncthreads();
 
   // Both sides walk the same sequence of K steps, over all units of this block: step i (counted
   // across units) uses stage i % STAGES, for the (i / STAGES)-th time.
@@ -108,14 +126,15 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     if constexpr (BM == 128) setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       int i = 0;
-      for (int u = blockIdx.x; u < units; u += gridDim.x) {
+      for (int u = first_unit; u < units; u += unit_stride) {
         const int2 tile = tile_at(u);
         for (int k = first_step(u); k < end_step(u); ++k, ++i) {
           const int s = i % STAGES;
           // KEY: wait until the consumers released this stage's previous use. The first use
           // waits for parity 1 of a fresh barrier, which returns at once.
           mbar_wait(sm.empty(s), ((i / STAGES) & 1) ^ 1);
-          load_stage(sm, s, &map_a, &map_b, tile.x * BM, tile.y * BN, k * kBK);
+          load_stage<STAGES, BM, BN, CLUSTER>(sm, s, &map_a, &map_b, tile.x * BM, tile.y * BN,
+                                              k * kBK, rank);
         }
       }
     }
@@ -124,9 +143,23 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     if constexpr (BM == 128) setmaxnreg_inc<kConsumerRegs>();
     const int cw = wg - 1;  // consumer 0: rows 0-63 of each tile, consumer 1: rows 64-127
     const bool arrives = threadIdx.x % 32 == 0;  // lane 0 of each warp releases stages
+    auto release = [&](int s) {  // KEY: this warp is done reading stage s
+      if (!arrives) return;
+      if constexpr (CLUSTER == 1) {
+        mbar_arrive(sm.empty(s));
+      } else {
+#pragma unroll
+        for (int c = 0; c < CLUSTER; ++c) {  // every block of the cluster, this one included
+          if (c == rank)
+            mbar_arrive(sm.empty(s));
+          else
+            mbar_arrive_remote(sm.empty(s), c);
+        }
+      }
+    };
     float acc[BN / 2] = {};  // [128] (BN 256) or [64]
     int i = 0;
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    for (int u = first_unit; u < units; u += unit_stride) {
       const int2 tile = tile_at(u);
       const int first = first_step(u);
       for (int k = first; k < end_step(u); ++k, ++i) {
@@ -134,15 +167,17 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
         mbar_wait(sm.full(s), (i / STAGES) & 1);  // KEY: the stage has landed
         mma_stage<BN>(acc, sm.a(s), sm.b(s), cw, k > first);  // a unit's first step starts at 0
         wgmma_wait<1>();  // the wgmmas of step i - 1 have finished reading their stage
-        if (k > first && arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // KEY: release it
+        if (k > first) release((i - 1) % STAGES);
       }
       wgmma_wait<0>();
-      if (arrives) mbar_arrive(sm.empty((i - 1) % STAGES));  // the unit's last stage
+      release((i - 1) % STAGES);  // the unit's last stage
       fence_accumulators(acc);
       store_tile<BN>(acc, C + (u / tiles) * slice_floats, M, N, tile.x * BM + 64 * cw,
                      tile.y * BN, pairs);
     }
   }
+  // In a cluster, no block may exit while the other can still arrive on its barriers.
+  if constexpr (CLUSTER > 1) cluster_sync();
 #else
   __trap();  // not compiled for sm_90a: never launched (the launchers run mma_sync_pipelined)
 #endif
@@ -160,6 +195,9 @@ constexpr auto kKernelWs = wgmma_ws_kernel<kStages, false, 128, 256>;
 constexpr auto kKernelPersistent = wgmma_ws_kernel<kStages, true, 128, 256>;
 constexpr auto kKernelNarrow = wgmma_ws_kernel<kStagesNarrow, true, 128, 128>;
 constexpr auto kKernelShort = wgmma_ws_kernel<kStagesShort, true, 64, 128>;
+// Step 4: the persistent 128 x 256 kernel in clusters of 2 (B multicast).
+constexpr int kCluster = 2;
+constexpr auto kKernelCluster = wgmma_ws_kernel<kStages, true, 128, 256, kCluster>;
 
 bool ready() {
   static const bool ok = [] {
@@ -172,6 +210,7 @@ bool ready() {
     allow(kKernelPersistent, kSmemBytes);
     allow(kKernelNarrow, kSmemNarrow);
     allow(kKernelShort, kSmemShort);
+    allow(kKernelCluster, kSmemBytes);
     return true;
   }();
   return ok;
@@ -199,13 +238,58 @@ const std::vector<TileConfig>& configs() {
   return list;
 }
 
-// What the persistent launcher runs: chosen by waves (kAuto), or one choice forced.
-enum class Choice { kAuto, kNoSplit, kSplitK, kNarrow, kShort };
+// What the persistent launcher runs: chosen by waves (kAuto), or one choice forced. kNoCluster is
+// step 3 as it was: the 128 x 256 tile over all of K, one block per SM, no clusters.
+enum class Choice { kAuto, kNoSplit, kSplitK, kNarrow, kShort, kNoCluster };
+
+// The launch of a kernel in clusters of `cluster` blocks along x (cudaLaunchKernelEx: <<<>>> has
+// no place for a cluster size).
+cudaLaunchConfig_t cluster_config(int blocks, int threads, int smem, cudaStream_t stream,
+                                  cudaLaunchAttribute* attribute, int cluster) {
+  attribute->id = cudaLaunchAttributeClusterDimension;
+  attribute->val.clusterDim.x = cluster;
+  attribute->val.clusterDim.y = 1;
+  attribute->val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// How many clusters of the step-4 kernel the current GPU runs at once: one block per SM, and the
+// 2 blocks of a cluster on SMs of the same GPC, so an SM left alone in its GPC gets none (an H100
+// SXM: 66 clusters on 132 SMs, if each GPC has an even count). Asked once per device.
+int cluster_slots() {
+  static std::mutex mutex;
+  static std::map<int, int> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto found = known.find(device);
+  if (found != known.end()) return found->second;
+  // Not a stream operation, but refused inside a stream capture in the default (global) mode: so
+  // relaxed, for this thread and this call only (as common/workspace.cu does).
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(kCluster * current_sm_count(), kWsThreads,
+                                                   kSmemBytes, nullptr, &attribute, kCluster);
+  int clusters = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernelCluster, &config));
+  CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+  known[device] = clusters;
+  return clusters;
+}
 
 // k and ldb: the rows of A and B as the kernel reads them (AlignedOperands, after any packing).
 LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   int forced = kByWaves;
-  if (choice == Choice::kNoSplit || choice == Choice::kSplitK) forced = kWide;
+  if (choice == Choice::kNoSplit || choice == Choice::kSplitK || choice == Choice::kNoCluster)
+    forced = kWide;
   if (choice == Choice::kNarrow) forced = kNarrowTile;
   if (choice == Choice::kShort) forced = kShortTile;
   const std::vector<TileConfig>& all = configs();
@@ -216,24 +300,38 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   return plan_launch(without_64x128, M, N, k, current_sm_count(), forced, false);
 }
 
-// One launch of the BM x BN kernel over `splits` slices of K.
-template <int STAGES, bool PERSISTENT, int BM, int BN>
+// One launch of the BM x BN kernel over `splits` slices of K, in clusters of CLUSTER blocks.
+template <int STAGES, bool PERSISTENT, int BM, int BN, int CLUSTER = 1>
 void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
          cudaStream_t stream) {
-  const int tiles = ceil_div(M, BM) * ceil_div(N, BN);
+  const int tiles = ceil_div(ceil_div(M, BM), CLUSTER) * ceil_div(N, BN);  // cluster tiles
   const int per_split = k_tiles_per_split(K, kBK, splits);  // K steps per slice
   // Never a slice without K steps (the plans make none): its unit would arrive on a stage's
   // `empty` barrier that no copy filled, and the pipeline's phases would drift apart.
   splits = ceil_div(ceil_div(K, kBK), per_split);
   const SplitKOutput out(C, M, N, splits, stream);  // C, or this call's workspace
   const bool pairs = warp_tiling::float2_stores_ok(out.data(), N);
-  // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units).
+  // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units);
+  // step 4 a cluster per pair of SMs that can hold one.
   const int units = tiles * splits;
-  const int blocks = PERSISTENT ? std::min(units, current_sm_count()) : tiles;
   constexpr int smem = SharedLayout<STAGES, BM, BN>::kBytes;
-  wgmma_ws_kernel<STAGES, PERSISTENT, BM, BN><<<blocks, ws_threads<BM>(), smem, stream>>>(
-      maps.a, maps.b, out.data(), M, N, K, pairs, kGroupM, splits, per_split, out.slice_floats());
-  GEMM_LAUNCH_CHECK();
+  constexpr auto kernel = wgmma_ws_kernel<STAGES, PERSISTENT, BM, BN, CLUSTER>;
+  if constexpr (CLUSTER == 1) {
+    const int blocks = PERSISTENT ? std::min(units, current_sm_count()) : tiles;
+    kernel<<<blocks, ws_threads<BM>(), smem, stream>>>(maps.a, maps.b, out.data(), M, N, K, pairs,
+                                                       kGroupM, splits, per_split,
+                                                       out.slice_floats());
+    GEMM_LAUNCH_CHECK();
+  } else {
+    static_assert(PERSISTENT, "clusters only in the persistent kernel");
+    const int blocks = CLUSTER * std::min(units, cluster_slots());
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config =
+        cluster_config(blocks, ws_threads<BM>(), smem, stream, &attribute, CLUSTER);
+    // The tile order's bands: kGroupM rows of block tiles, kGroupM / CLUSTER of cluster tiles.
+    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, maps.a, maps.b, out.data(), M, N, K, pairs,
+                                  kGroupM / CLUSTER, splits, per_split, out.slice_floats()));
+  }
   out.reduce(stream);  // KEY: the slices added into C in a fixed order
 }
 
@@ -258,7 +356,12 @@ void launch(bool persistent, Choice choice, const __half* A, const __half* B, fl
       run<kStagesShort, true, 64, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
       break;
     default:
-      run<kStages, true, 128, 256>(maps, C, M, N, ops.k(), plan.splits, stream);
+      // KEY: step 4. The 128 x 256 tile over all of K runs in clusters, unless told not to (or
+      // the GPU has no room for one).
+      if (plan.splits == 1 && choice != Choice::kNoCluster && cluster_slots() > 0)
+        run<kStages, true, 128, 256, kCluster>(maps, C, M, N, ops.k(), 1, stream);
+      else
+        run<kStages, true, 128, 256>(maps, C, M, N, ops.k(), plan.splits, stream);
   }
 }
 
@@ -277,7 +380,10 @@ std::string persistent_ran(const void* A, const void* B, const float* C, int M, 
       aligned_row_lengths(static_cast<const __half*>(A), static_cast<const __half*>(B), N, K);
   const LaunchPlan plan = plan_for(M, N, rows.k, rows.ldb, CHOICE);
   if (CHOICE == Choice::kSplitK && plan.splits == 1) return "ran 128x256: K has 1 step, no split";
-  if (CHOICE != Choice::kAuto || (plan.config == kWide && plan.splits == 1)) return "";
+  const bool wide_whole_k = plan.config == kWide && plan.splits == 1;
+  if (wide_whole_k && CHOICE != Choice::kNoCluster && cluster_slots() == 0)
+    return "ran 128x256 without clusters: no 2 SMs of one GPC free";
+  if (CHOICE != Choice::kAuto || wide_whole_k) return "";
   return "ran " + plan.describe(configs());
 }
 }  // namespace
@@ -299,8 +405,12 @@ std::vector<Variant> wgmma_persistent_variants() {
        "split-K where the waves say so (sm_90a)",
        persistent_ran<Choice::kAuto>},
       {"wgmma_persistent_no_split", nullptr, launch_persistent<Choice::kNoSplit>,
-       "wgmma_persistent forced to its 128 x 256 tile over all of K (no split-K)",
+       "wgmma_persistent forced to its 128 x 256 tile over all of K (no split-K), in clusters of 2",
        persistent_ran<Choice::kNoSplit>},
+      {"wgmma_persistent_no_cluster", nullptr, launch_persistent<Choice::kNoCluster>,
+       "wgmma_persistent forced to its 128 x 256 tile over all of K, one block per SM, no clusters "
+       "(step 3)",
+       persistent_ran<Choice::kNoCluster>},
       {"wgmma_persistent_splitk", nullptr, launch_persistent<Choice::kSplitK>,
        "wgmma_persistent forced to split-K (128 x 256, at least 2 slices of K)",
        persistent_ran<Choice::kSplitK>},
@@ -322,7 +432,9 @@ std::vector<KernelResources> wgmma_ws_kernels() {
           {"wgmma_persistent 128x128", reinterpret_cast<const void*>(kKernelNarrow), kWsThreads,
            kSmemNarrow},
           {"wgmma_persistent 64x128", reinterpret_cast<const void*>(kKernelShort),
-           ws_threads<64>(), kSmemShort}};
+           ws_threads<64>(), kSmemShort},
+          {"wgmma_persistent clusters of 2", reinterpret_cast<const void*>(kKernelCluster),
+           kWsThreads, kSmemBytes}};
 }
 
 }  // namespace gemm::hopper
