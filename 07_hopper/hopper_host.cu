@@ -52,19 +52,20 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
-// One 2D fp16 tensor map: a rows x cols row-major matrix (row stride `ld` halves), read in boxes
-// of box_cols x box_rows, 128-byte swizzled into shared memory, zeros outside the matrix.
-CUtensorMap tensor_map_2d(const __half* base, int rows, int cols, int ld, int box_cols,
-                          int box_rows) {
+// One 2D tensor map: a rows x cols row-major matrix (row stride `ld` elements of `bytes` bytes)
+// at `base`, read or written in boxes of box_cols x box_rows, 128-byte swizzled in shared memory,
+// zeros read outside the matrix (and nothing written there).
+CUtensorMap tensor_map_2d(const void* base, CUtensorMapDataType type, int bytes, int rows,
+                          int cols, int ld, int box_cols, int box_rows) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(__half)};  // bytes, rows
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * bytes};  // bytes, between rows
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols),
                              static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult r = encode_tiled()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half*>(base), dims, strides, box,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      &map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE,
       CU_TENSOR_MAP_SWIZZLE_128B,           // KEY: the layout wgmma's descriptors expect
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,   // fetch 256-byte L2 lines
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);   // KEY: outside the matrix: zeros
@@ -98,8 +99,18 @@ std::string why_not() {
 
 TensorMaps make_tensor_maps(const AlignedOperands& ops, int M, int N) {
   // The operands' rows start at 16-byte boundaries (packed if they did not), as TMA requires.
-  return {tensor_map_2d(ops.a(), M, ops.k(), ops.k(), kBK, kBoxM),     // A: boxes 64 x 64
-          tensor_map_2d(ops.b(), ops.k(), N, ops.ldb(), kBoxN, kBK)};  // B: boxes 64 x 64
+  constexpr CUtensorMapDataType kHalf = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  return {tensor_map_2d(ops.a(), kHalf, 2, M, ops.k(), ops.k(), kBK, kBoxM),     // A: 64 x 64
+          tensor_map_2d(ops.b(), kHalf, 2, ops.k(), N, ops.ldb(), kBoxN, kBK)};  // B: 64 x 64
+}
+
+bool tma_stores_ok(const float* C, int N) {
+  // TMA needs the matrix's address and its row stride in multiples of 16 bytes.
+  return reinterpret_cast<uintptr_t>(C) % 16 == 0 && N % 4 == 0;
+}
+
+CUtensorMap c_tensor_map(float* C, int M, int N) {
+  return tensor_map_2d(C, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, M, N, N, kBoxCCols, kBoxCRows);
 }
 
 // The launchers run mma_sync_pipelined where they cannot run, which may itself run another kernel

@@ -45,4 +45,12 @@ struct TensorMaps {
 };
 TensorMaps make_tensor_maps(const AlignedOperands& ops, int M, int N);
 
+// Step 5 stores C by TMA, from shared memory, in boxes of 64 rows x 32 floats (128 bytes: one row
+// of the 128-byte swizzle). TMA needs C's address and row length in multiples of 16 bytes; where
+// they are not, the launcher stores from registers as before.
+constexpr int kBoxCRows = 64, kBoxCCols = 32;
+bool tma_stores_ok(const float* C, int N);
+// C (M x N fp32, row-major) as a tensor map for those stores; nothing is written outside it.
+CUtensorMap c_tensor_map(float* C, int M, int N);
+
 }  // namespace gemm::hopper

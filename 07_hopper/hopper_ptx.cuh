@@ -10,6 +10,7 @@
 //   wgmma        a warpgroup (4 warps, 128 threads) multiplies a 64 x N x 16 slice, A and B read
 //                straight from shared memory through 64-bit descriptors, asynchronously
 //   setmaxnreg   a warpgroup gives registers back to the SM, or takes more
+//   TMA stores   the reverse copy, a box of shared memory out to C, tracked in bulk groups
 //   clusters     blocks that run together, arrive on each other's mbarriers, and receive one TMA
 //                copy at once (multicast)
 //
@@ -169,6 +170,68 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
       ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
       : "memory");
+#endif
+}
+
+// ---- TMA stores: a box of shared memory out to a matrix (step 5) --------------------------------
+// The reverse copy: the engine reads a box from shared memory (laid out as the tensor map's swizzle
+// says) and writes it into the matrix, skipping what falls outside. Its completion is tracked per
+// thread in "bulk groups", as cp.async's groups are: commit closes a group, wait_group.read N
+// returns when at most N groups still have to READ their shared memory (the buffer may then be
+// written again), wait_group N when at most N are still writing to global memory.
+
+// Ordinary stores to shared memory (the generic proxy) become visible to the copy engine (the
+// async proxy) only after this fence, executed by each thread that wrote, before the barrier
+// after which one thread issues the copy.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if GEMM_SM90A_DEVICE
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+// A barrier for `threads` threads (a multiple of 32) only, numbered `id` (1..15; 0 is
+// __syncthreads()'s): one consumer warpgroup synchronises without stopping the other warpgroups.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+#if GEMM_SM90A_DEVICE
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void st_shared_v2(uint32_t addr, float x, float y) {
+#if GEMM_SM90A_DEVICE
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+#endif
+}
+
+// One box from shared memory at `src` to the matrix at (c0 = column, c1 = row).
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int c0, int c1, uint32_t src) {
+#if GEMM_SM90A_DEVICE
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::
+                   "l"(reinterpret_cast<uint64_t>(map)),
+               "r"(c0), "r"(c1), "r"(src)
+               : "memory");
+#endif
+}
+
+__device__ __forceinline__ void tma_store_commit() {
+#if GEMM_SM90A_DEVICE
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+// At most N of this thread's bulk groups still reading shared memory.
+template <int N>
+__device__ __forceinline__ void tma_store_wait_read() {
+#if GEMM_SM90A_DEVICE
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+// At most N of this thread's bulk groups not yet complete (their writes done).
+template <int N>
+__device__ __forceinline__ void tma_store_wait() {
+#if GEMM_SM90A_DEVICE
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
 

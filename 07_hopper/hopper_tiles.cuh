@@ -53,6 +53,11 @@ struct SharedLayout {
   static constexpr int kStageBBytes = TileShape<BM, BN>::kStageBBytes;
   static constexpr int kStageBytes = TileShape<BM, BN>::kStageBytes;
   static constexpr int kBytes = 1024 + STAGES * kStageBytes + 2 * STAGES * 8;
+  // Step 5: after the barriers, at the next 1024-byte boundary, one C staging buffer per consumer
+  // warpgroup: 64 rows x 64 floats, as two TMA boxes of 64 x 32 (16 KB).
+  static constexpr int kStagingOffset = (STAGES * kStageBytes + 2 * STAGES * 8 + 1023) / 1024 * 1024;
+  static constexpr int kStagingBytes = 2 * kBoxCRows * kBoxCCols * 4;  // per warpgroup
+  static constexpr int kBytesWithStaging = 1024 + kStagingOffset + (BM / 64) * kStagingBytes;
   uint32_t base;  // shared-window address, a multiple of 1024
   __device__ explicit SharedLayout(unsigned char* raw)
       : base((smem_u32(raw) + 1023u) & ~1023u) {}
@@ -62,6 +67,8 @@ struct SharedLayout {
   __device__ uint32_t full(int s) const { return base + STAGES * kStageBytes + 8 * s; }
   // empty[s]: the consumers are done reading the stage (one arrival per consumer warp).
   __device__ uint32_t empty(int s) const { return full(STAGES) + 8 * s; }
+  // Consumer warpgroup cw's C staging buffer (kernels with TMA stores only).
+  __device__ uint32_t staging(int cw) const { return base + kStagingOffset + cw * kStagingBytes; }
 };
 
 // One K step into stage s: the BM / 64 A boxes (rows m0 + 64 a .., k k0..) and the BN / 64 B
@@ -142,6 +149,48 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2],
         p[0] = x;
         if (c + 1 < N) p[1] = y;
       }
+    }
+  }
+}
+
+// Step 5: the same 64 x BN accumulators -> C through shared memory and TMA stores, 64 columns at a
+// time (BN / 64 chunks). For each chunk, the warpgroup's 128 threads write their values into the
+// staging buffer, in the layout of two 64 x 32 boxes with the 128-byte swizzle (the 16-byte
+// piece p of row r sits at piece p ^ (r % 8) of the row, so the 8 rows that a warp writes at once
+// land in different banks), and one thread hands the boxes to the copy engine. The engine's last
+// copy runs on while the warpgroup starts its next tile's wgmmas: the store overlaps the MMAs.
+// The buffer is reused once the previous chunk's copy has READ it (wait_group.read), which is
+// long done by then. The copy skips what falls outside C: no guards here.
+template <int BN = kBN>
+__device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint32_t staging,
+                                               const CUtensorMap* map_c, int row0, int col0,
+                                               int cw) {
+  constexpr int kBoxBytes = kBoxCRows * kBoxCCols * 4;  // 8192
+  const int t = threadIdx.x % 128, lane = t % 32;
+  const bool leader = t == 0;  // issues the copies of this warpgroup
+  const int barrier = 1 + cw;  // named barrier 1 or 2: this warpgroup's 128 threads only
+#pragma unroll
+  for (int q = 0; q < BN / 64; ++q) {
+    if (leader) tma_store_wait_read<0>();  // KEY: the last copy has read the buffer ...
+    named_barrier_sync(barrier, 128);      // ... before anyone writes it again
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {  // columns 8 jj .. 8 jj + 7 of the chunk
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = 16 * (t / 32) + lane / 4 + 8 * h;     // row within the warpgroup's 64
+        const int byte = 32 * (jj % 4) + 8 * (lane % 4);  // within the box's 128-byte row
+        const uint32_t addr = staging + (jj / 4) * kBoxBytes + r * 128 +
+                              (((byte / 16) ^ (r % 8)) * 16) + byte % 16;
+        const int j = 8 * q + jj;  // the accumulators' column group (store_tile's j)
+        st_shared_v2(addr, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      }
+    }
+    fence_proxy_async_shared();       // KEY: the writes, visible to the copy engine ...
+    named_barrier_sync(barrier, 128); // ... from every thread, before the copy starts
+    if (leader) {
+      tma_store_2d(map_c, col0 + 64 * q, row0, staging);
+      tma_store_2d(map_c, col0 + 64 * q + kBoxCCols, row0, staging + kBoxBytes);
+      tma_store_commit();
     }
   }
 }

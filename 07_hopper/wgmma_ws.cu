@@ -71,11 +71,14 @@ static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536,
 // The work is `splits` x tiles units: unit u is tile u % tiles over the K steps of slice u / tiles
 // (steps_per_split of them; the last slice may have fewer), summed into C + slice x slice_floats.
 // Without split-K (always in step 2): splits = 1, steps_per_split = all K steps, C itself.
+// TMA_STORE (step 5): C goes out through shared memory and TMA stores (map_c), which overlap the
+// next tile's MMAs; otherwise each thread stores its accumulators (map_c unused).
 // BM x BN: the block tile, 128 x 256, 128 x 128 or 64 x 128 (64 rows per consumer warpgroup).
-template <int STAGES, bool PERSISTENT, int BM, int BN, int CLUSTER = 1>
+template <int STAGES, bool PERSISTENT, int BM, int BN, int CLUSTER = 1, bool TMA_STORE = false>
 __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     wgmma_ws_kernel(const __grid_constant__ CUtensorMap map_a,
-                    const __grid_constant__ CUtensorMap map_b, float* __restrict__ C, int M, int N,
+                    const __grid_constant__ CUtensorMap map_b,
+                    const __grid_constant__ CUtensorMap map_c, float* __restrict__ C, int M, int N,
                     int K, bool pairs, int group_m, int splits, int steps_per_split,
                     size_t slice_floats) {
 #if GEMM_SM90A_DEVICE
@@ -172,9 +175,13 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
       wgmma_wait<0>();
       release((i - 1) % STAGES);  // the unit's last stage
       fence_accumulators(acc);
-      store_tile<BN>(acc, C + (u / tiles) * slice_floats, M, N, tile.x * BM + 64 * cw,
-                     tile.y * BN, pairs);
+      if constexpr (TMA_STORE)  // KEY: step 5 (never with split-K: C itself)
+        store_tile_tma<BN>(acc, sm.staging(cw), &map_c, tile.x * BM + 64 * cw, tile.y * BN, cw);
+      else
+        store_tile<BN>(acc, C + (u / tiles) * slice_floats, M, N, tile.x * BM + 64 * cw,
+                       tile.y * BN, pairs);
     }
+    if (TMA_STORE && threadIdx.x % 128 == 0) tma_store_wait<0>();  // the last copies are done
   }
   // In a cluster, no block may exit while the other can still arrive on its barriers.
   if constexpr (CLUSTER > 1) cluster_sync();
@@ -195,9 +202,12 @@ constexpr auto kKernelWs = wgmma_ws_kernel<kStages, false, 128, 256>;
 constexpr auto kKernelPersistent = wgmma_ws_kernel<kStages, true, 128, 256>;
 constexpr auto kKernelNarrow = wgmma_ws_kernel<kStagesNarrow, true, 128, 128>;
 constexpr auto kKernelShort = wgmma_ws_kernel<kStagesShort, true, 64, 128>;
-// Step 4: the persistent 128 x 256 kernel in clusters of 2 (B multicast).
+// Step 4: the persistent 128 x 256 kernel in clusters of 2 (B multicast); step 5 the same with TMA
+// stores of C, whose staging buffers take 32 KB more shared memory.
 constexpr int kCluster = 2;
 constexpr auto kKernelCluster = wgmma_ws_kernel<kStages, true, 128, 256, kCluster>;
+constexpr auto kKernelTmaStore = wgmma_ws_kernel<kStages, true, 128, 256, kCluster, true>;
+constexpr int kSmemTmaStore = SharedLayout<kStages>::kBytesWithStaging;  // 231424
 
 bool ready() {
   static const bool ok = [] {
@@ -211,6 +221,7 @@ bool ready() {
     allow(kKernelNarrow, kSmemNarrow);
     allow(kKernelShort, kSmemShort);
     allow(kKernelCluster, kSmemBytes);
+    allow(kKernelTmaStore, kSmemTmaStore);
     return true;
   }();
   return ok;
@@ -239,8 +250,9 @@ const std::vector<TileConfig>& configs() {
 }
 
 // What the persistent launcher runs: chosen by waves (kAuto), or one choice forced. kNoCluster is
-// step 3 as it was: the 128 x 256 tile over all of K, one block per SM, no clusters.
-enum class Choice { kAuto, kNoSplit, kSplitK, kNarrow, kShort, kNoCluster };
+// step 3 as it was (the 128 x 256 tile over all of K, one block per SM, C stored from registers);
+// kNoTmaStore step 4 (the same in clusters of 2).
+enum class Choice { kAuto, kNoSplit, kSplitK, kNarrow, kShort, kNoCluster, kNoTmaStore };
 
 // The launch of a kernel in clusters of `cluster` blocks along x (cudaLaunchKernelEx: <<<>>> has
 // no place for a cluster size).
@@ -288,7 +300,8 @@ int cluster_slots() {
 // k and ldb: the rows of A and B as the kernel reads them (AlignedOperands, after any packing).
 LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   int forced = kByWaves;
-  if (choice == Choice::kNoSplit || choice == Choice::kSplitK || choice == Choice::kNoCluster)
+  if (choice == Choice::kNoSplit || choice == Choice::kSplitK || choice == Choice::kNoCluster ||
+      choice == Choice::kNoTmaStore)
     forced = kWide;
   if (choice == Choice::kNarrow) forced = kNarrowTile;
   if (choice == Choice::kShort) forced = kShortTile;
@@ -301,7 +314,7 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
 }
 
 // One launch of the BM x BN kernel over `splits` slices of K, in clusters of CLUSTER blocks.
-template <int STAGES, bool PERSISTENT, int BM, int BN, int CLUSTER = 1>
+template <int STAGES, bool PERSISTENT, int BM, int BN, int CLUSTER = 1, bool TMA_STORE = false>
 void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
          cudaStream_t stream) {
   const int tiles = ceil_div(ceil_div(M, BM), CLUSTER) * ceil_div(N, BN);  // cluster tiles
@@ -314,12 +327,15 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
   // KEY: step 2 launches a block per tile; step 3 a block per SM (never more than the units);
   // step 4 a cluster per pair of SMs that can hold one.
   const int units = tiles * splits;
-  constexpr int smem = SharedLayout<STAGES, BM, BN>::kBytes;
-  constexpr auto kernel = wgmma_ws_kernel<STAGES, PERSISTENT, BM, BN, CLUSTER>;
+  using Layout = SharedLayout<STAGES, BM, BN>;
+  constexpr int smem = TMA_STORE ? Layout::kBytesWithStaging : Layout::kBytes;
+  constexpr auto kernel = wgmma_ws_kernel<STAGES, PERSISTENT, BM, BN, CLUSTER, TMA_STORE>;
+  // Step 5's stores go to C itself: never with split-K (the launcher sees to it).
+  const CUtensorMap map_c = TMA_STORE ? c_tensor_map(C, M, N) : CUtensorMap{};
   if constexpr (CLUSTER == 1) {
     const int blocks = PERSISTENT ? std::min(units, current_sm_count()) : tiles;
-    kernel<<<blocks, ws_threads<BM>(), smem, stream>>>(maps.a, maps.b, out.data(), M, N, K, pairs,
-                                                       kGroupM, splits, per_split,
+    kernel<<<blocks, ws_threads<BM>(), smem, stream>>>(maps.a, maps.b, map_c, out.data(), M, N,
+                                                       K, pairs, kGroupM, splits, per_split,
                                                        out.slice_floats());
     GEMM_LAUNCH_CHECK();
   } else {
@@ -329,8 +345,9 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
     const cudaLaunchConfig_t config =
         cluster_config(blocks, ws_threads<BM>(), smem, stream, &attribute, CLUSTER);
     // The tile order's bands: kGroupM rows of block tiles, kGroupM / CLUSTER of cluster tiles.
-    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, maps.a, maps.b, out.data(), M, N, K, pairs,
-                                  kGroupM / CLUSTER, splits, per_split, out.slice_floats()));
+    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, maps.a, maps.b, map_c, out.data(), M, N, K,
+                                  pairs, kGroupM / CLUSTER, splits, per_split,
+                                  out.slice_floats()));
   }
   out.reduce(stream);  // KEY: the slices added into C in a fixed order
 }
@@ -358,9 +375,13 @@ void launch(bool persistent, Choice choice, const __half* A, const __half* B, fl
     default:
       // KEY: step 4. The 128 x 256 tile over all of K runs in clusters, unless told not to (or
       // the GPU has no room for one).
-      if (plan.splits == 1 && choice != Choice::kNoCluster && cluster_slots() > 0)
-        run<kStages, true, 128, 256, kCluster>(maps, C, M, N, ops.k(), 1, stream);
-      else
+      // KEY: step 5, stores by TMA, where C's rows start at 16-byte boundaries.
+      if (plan.splits == 1 && choice != Choice::kNoCluster && cluster_slots() > 0) {
+        if (choice != Choice::kNoTmaStore && tma_stores_ok(C, N))
+          run<kStages, true, 128, 256, kCluster, true>(maps, C, M, N, ops.k(), 1, stream);
+        else
+          run<kStages, true, 128, 256, kCluster>(maps, C, M, N, ops.k(), 1, stream);
+      } else
         run<kStages, true, 128, 256>(maps, C, M, N, ops.k(), plan.splits, stream);
   }
 }
@@ -383,6 +404,9 @@ std::string persistent_ran(const void* A, const void* B, const float* C, int M, 
   const bool wide_whole_k = plan.config == kWide && plan.splits == 1;
   if (wide_whole_k && CHOICE != Choice::kNoCluster && cluster_slots() == 0)
     return "ran 128x256 without clusters: no 2 SMs of one GPC free";
+  if (wide_whole_k && (CHOICE == Choice::kAuto || CHOICE == Choice::kNoSplit) &&
+      !tma_stores_ok(C, N))
+    return "C stored from registers: its rows do not start at 16-byte boundaries";
   if (CHOICE != Choice::kAuto || wide_whole_k) return "";
   return "ran " + plan.describe(configs());
 }
@@ -407,6 +431,10 @@ std::vector<Variant> wgmma_persistent_variants() {
       {"wgmma_persistent_no_split", nullptr, launch_persistent<Choice::kNoSplit>,
        "wgmma_persistent forced to its 128 x 256 tile over all of K (no split-K), in clusters of 2",
        persistent_ran<Choice::kNoSplit>},
+      {"wgmma_persistent_no_tma_store", nullptr, launch_persistent<Choice::kNoTmaStore>,
+       "wgmma_persistent forced to its 128 x 256 tile over all of K, in clusters of 2, C stored "
+       "from registers (step 4)",
+       persistent_ran<Choice::kNoTmaStore>},
       {"wgmma_persistent_no_cluster", nullptr, launch_persistent<Choice::kNoCluster>,
        "wgmma_persistent forced to its 128 x 256 tile over all of K, one block per SM, no clusters "
        "(step 3)",
@@ -434,7 +462,9 @@ std::vector<KernelResources> wgmma_ws_kernels() {
           {"wgmma_persistent 64x128", reinterpret_cast<const void*>(kKernelShort),
            ws_threads<64>(), kSmemShort},
           {"wgmma_persistent clusters of 2", reinterpret_cast<const void*>(kKernelCluster),
-           kWsThreads, kSmemBytes}};
+           kWsThreads, kSmemBytes},
+          {"wgmma_persistent TMA stores", reinterpret_cast<const void*>(kKernelTmaStore),
+           kWsThreads, kSmemTmaStore}};
 }
 
 }  // namespace gemm::hopper
