@@ -42,7 +42,6 @@ try:  # --check and --list need no matplotlib (the ctest runs before CI installs
     matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt
     from matplotlib import animation, patches
-    from matplotlib.colors import to_rgb
 except ImportError:
     matplotlib = None
 
@@ -201,8 +200,9 @@ def plan(text):
 # Each picture is drawn on one axis in "cell" units, with y growing downwards (rows go down).
 
 def tint(color, amount):
-    """color blended with white: amount 0 is white, 1 the colour itself."""
-    r, g, b = to_rgb(color)
+    """color ("#RRGGBB") blended with white: amount 0 is white, 1 the colour itself. Plain Python:
+    module-level colours are tinted even where matplotlib is missing (--check, --list)."""
+    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
     return (1 - amount * (1 - r), 1 - amount * (1 - g), 1 - amount * (1 - b))
 
 
