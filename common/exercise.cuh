@@ -17,6 +17,11 @@
 // which defines, like a chapter does,
 //     std::vector<gemm::Variant> gemm::shared_tiling_exercise::variants();
 //     unsigned gemm::shared_tiling_exercise::open_gaps();   // the gaps marked since the last call
+//     std::string gemm::shared_tiling_exercise::cannot_run();  // "": it runs on any GPU
+// An exercise that runs only on some GPUs (07's needs sm_90a) names a function that says why not
+// on this one ("" where it can run):
+//     GEMM_EXERCISE_EXPORT_WHERE(hopper, launch_exercise, cannot_run_here)
+// and its program and grading tests then stop with that sentence (the tests as "skipped").
 // The reference solution of each exercise is the chapter's own kernel, exported with
 //     GEMM_EXERCISE_SOLUTION(shared_tiling, gemm::shared_tiling::launch_tile_32)
 // in a file that CMake generates (tests/exercises/gemm_add_exercise.cmake), which defines the same
@@ -78,14 +83,24 @@ inline Variant make_variant(const std::string& name, LaunchF16 f16) {
 
 }  // namespace gemm::exercise
 
-#define GEMM_EXERCISE_EXPORT(NS, LAUNCH)                                                  \
+namespace gemm::exercise {
+inline std::string runs_anywhere() { return ""; }
+}  // namespace gemm::exercise
+
+#define GEMM_EXERCISE_EXPORT_WHERE(NS, LAUNCH, CANNOT_RUN)                                \
   namespace gemm::NS##_exercise {                                                         \
   std::vector<Variant> variants() { return {exercise::make_variant(#NS "_exercise", LAUNCH)}; } \
   unsigned open_gaps() { return exercise::read_and_clear_open_gaps(); }                  \
+  std::string cannot_run() { return CANNOT_RUN(); }                                       \
   }
 
+#define GEMM_EXERCISE_EXPORT(NS, LAUNCH) \
+  GEMM_EXERCISE_EXPORT_WHERE(NS, LAUNCH, ::gemm::exercise::runs_anywhere)
+
+// The chapter's own kernel runs wherever the chapter does (07's launchers fall back off Hopper).
 #define GEMM_EXERCISE_SOLUTION(NS, LAUNCH)                                                \
   namespace gemm::NS##_solution {                                                         \
   std::vector<Variant> variants() { return {exercise::make_variant(#NS "_solution", LAUNCH)}; } \
   unsigned open_gaps() { return 0u; }                                                     \
+  std::string cannot_run() { return ""; }                                                 \
   }

@@ -73,6 +73,14 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
                  ch.min_cc % 10, ch.min_cc_reason.c_str());
     return kExitNoGpu;
   }
+  if (ch.cannot_run) {
+    const std::string why_not = ch.cannot_run();
+    if (!why_not.empty()) {
+      std::fprintf(stderr, "%s cannot run on this GPU (%s): %s.\n", ch.name.c_str(),
+                   dev.name.c_str(), why_not.c_str());
+      return kExitNoGpu;
+    }
+  }
   size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::string shortfall = memory_shortfall(

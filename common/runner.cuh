@@ -19,6 +19,9 @@ struct GpuChapter {
   Precision precision = Precision::kF32;
   int min_cc = 0;           // lowest compute capability (major*10 + minor), e.g. 70 for tensor cores
   std::string min_cc_reason;  // why, for the one-sentence message on an older GPU
+  // Optional, for what compute capability alone cannot say (07's exercise needs exactly sm_90a
+  // and a build for it): "" where the chapter can run here, otherwise why not, for the message.
+  std::function<std::string()> cannot_run;
   bool allows_managed = false;
   // Optional: printed after the device header, before any kernel runs (e.g. the occupancy of each
   // tile size, computed with the CUDA occupancy API for this GPU).

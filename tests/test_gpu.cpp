@@ -579,6 +579,14 @@ int main(int argc, char** argv) {
     std::printf("This GPU (compute capability %d.%d) has no tensor cores: fp16 variants are "
                 "skipped.\n", major, minor);
   }
+#ifdef GEMM_EXERCISE_SUITE
+  // An exercise for some GPUs only (07's: sm_90a) is skipped, with the reason, everywhere else.
+  const ExerciseInfo info = exercise_info();
+  if (const std::string why_not = info.cannot_run(); !why_not.empty()) {
+    std::printf("%s cannot run on this GPU: %s. Skipping.\n", info.name.c_str(), why_not.c_str());
+    return 77;
+  }
+#endif
   const char* seed = std::getenv("GEMM_TEST_SEED");
   g_seed = seed ? std::strtoull(seed, nullptr, 10) : std::random_device{}();
   std::printf("GPU tests: seed %llu (set GEMM_TEST_SEED to repeat)\n",

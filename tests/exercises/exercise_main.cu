@@ -29,6 +29,7 @@
 namespace gemm::GEMM_EXERCISE_SPACE {
 std::vector<Variant> variants();
 unsigned open_gaps();
+std::string cannot_run();  // "" where the exercise can run on this GPU
 }  // namespace gemm::GEMM_EXERCISE_SPACE
 
 namespace {
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
   chapter.description = "your kernel from " GEMM_EXERCISE_CHAPTER
                         "/exercise.cu (the chapter's " GEMM_EXERCISE_SOLUTION " solves it)";
   chapter.variants = gemm::GEMM_EXERCISE_SPACE::variants();
+  chapter.cannot_run = gemm::GEMM_EXERCISE_SPACE::cannot_run;  // asked once a GPU is found
   if (chapter.variants.size() != 1) {
     std::fprintf(stderr, "%s must export exactly one kernel with GEMM_EXERCISE_EXPORT.\n",
                  GEMM_EXERCISE_CHAPTER "/exercise.cu");

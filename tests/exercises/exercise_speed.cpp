@@ -7,8 +7,9 @@
 // A timing is never a pass/fail test (CONVENTIONS.md, 11): a slow kernel exits 0 like a fast one.
 // The exit code says whether a measurement was made:
 //   0    measured: the record is in GEMM_SPEED_FILE, the ratio and the grade are printed
-//   77   not timed (ctest: skipped): no GPU, no tensor cores for an fp16 exercise, or the grading
-//        test has not passed (GEMM_GRADE_FILE, its grade, does not start with "passed")
+//   77   not timed (ctest: skipped): no GPU, no tensor cores for an fp16 exercise, a GPU the
+//        exercise cannot run on (07's needs sm_90a), or the grading test has not passed
+//        (GEMM_GRADE_FILE, its grade, does not start with "passed")
 //   1    the kernel gave a wrong result at the speed size (it is verified there before timing)
 //   2    a bad GEMM_SPEED_SIZE, GEMM_SPEED_THRESHOLD or GEMM_SPEED_THRESHOLD_FILE
 //   4    a CUDA error: usually the student's kernel crashed
@@ -49,6 +50,7 @@
 const char* speed_subject();                      // "02_shared_tiling_exercise": what is graded
 const char* speed_exercise();                     // "02_shared_tiling": whose threshold applies
 std::vector<gemm::Variant> subject_variants();    // its one kernel (the student's)
+std::string subject_cannot_run();                 // "" where it can run on this GPU
 std::vector<gemm::Variant> reference_variants();  // the chapter's kernel
 
 namespace {
@@ -187,6 +189,8 @@ int main() {
   if (f16 && dev.cc_major < 7)
     return not_timed("tensor cores (compute capability 7.0) are needed, this GPU has " +
                      std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
+  why = subject_cannot_run();  // an exercise for some GPUs only (07's: sm_90a)
+  if (!why.empty()) return not_timed(why);
 
   const int n = settings.size;
   const gemm::Precision precision = f16 ? gemm::Precision::kF16 : gemm::Precision::kF32;

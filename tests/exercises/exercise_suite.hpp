@@ -33,6 +33,7 @@ struct ExerciseInfo {
   std::string name;         // "02_shared_tiling_exercise" or "02_shared_tiling_solution"
   unsigned (*open_gaps)();  // the gaps its kernel ran through since the last call (then cleared)
   unsigned skeleton_gaps;   // every gap of the unmodified skeleton (0 for a solution)
+  std::string (*cannot_run)();  // "" where it can run on this GPU; else why not (main() skips)
 };
 
 // Defined by the generated file of each exercise test program.
