@@ -26,10 +26,13 @@ void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, i
                                    int K, cudaStream_t stream);
 // 3. + persistent: one block per SM looping over the tiles, in an order that shares L2; a smaller
 //    tile or K split where C has too few tiles to fill the GPU (chosen by counting waves).
+// 4. + clusters of 2 that share B (TMA multicast), 5. + C stored by TMA: the same launcher, for
+//    its 128 x 256 tile over all of K.
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                              cudaStream_t stream);
-// Its variants: wgmma_persistent, then _no_split, _splitk, _128x128 and _64x128, each forcing one
-// choice (tested on every shape, timed at every size).
+// Its variants: wgmma_persistent, then _no_split, _no_tma_store (step 4), _no_cluster (step 3),
+// _splitk, _128x128 and _64x128, each forcing one choice (tested on every shape, timed at every
+// size).
 std::vector<Variant> wgmma_persistent_variants();
 
 // The chapter's headline first, wgmma_persistent (on every GPU: where it cannot run, its note says

@@ -1,6 +1,6 @@
 // =================================================================================================
-// Chapter 07 - tensor cores on Hopper, steps 2 and 3: warp specialization, then a persistent
-// kernel with an L2-friendly tile order.
+// Chapter 07 - tensor cores on Hopper, steps 2 to 5: warp specialization, a persistent kernel
+// with an L2-friendly tile order, clusters that share B, and C stored by TMA.
 //
 // Step 2, wgmma_warp_specialized. In wgmma_tma every thread does everything: thread 0 stops its
 // warp to issue copies, and a __syncthreads() per K step makes both warpgroups wait for the
@@ -30,15 +30,29 @@
 // adds up in a fixed order. wgmma_persistent_no_split, _splitk, _128x128 and _64x128 force each
 // choice.
 //
+// Step 4 (in wgmma_persistent, for the 128 x 256 tile over all of K): clusters of 2 blocks stacked
+// along M. Both read the same columns of B, so each fetches half of B's boxes for both (TMA
+// multicast): 32 KB from L2 per stage and block instead of 48. A stage is written into both
+// blocks, so its `empty` barrier counts the consumer warps of both (16): each warp arrives on its
+// own block's and, through mapa, on the other's. cluster_sync() at the start (the barriers exist
+// before the other block's copies target them) and at the end (no block exits while the other may
+// still arrive on its barriers). wgmma_persistent_no_cluster keeps step 3.
+// Step 5 (the same kernel, TMA_STORE): C goes out through a staging buffer in shared memory and
+// TMA stores (store_tile_tma, hopper_tiles.cuh), so the last chunk's copy overlaps the next tile's
+// wgmmas; where C's rows do not start at 16-byte boundaries, from registers as before.
+// wgmma_persistent_no_tma_store keeps step 4.
+//
 // What changed since wgmma_tma: the roles, two barriers per stage instead of one barrier per K
-// step, setmaxnreg, 384 threads; step 3 adds the tile loop, the tile order and the smaller tiles.
-// load_stage, mma_stage and store_tile are the same (hopper_tiles.cuh), for every tile size.
+// step, setmaxnreg, 384 threads; step 3 adds the tile loop, the tile order and the smaller tiles;
+// step 4 the clusters, step 5 the TMA stores. load_stage, mma_stage and store_tile are the same
+// (hopper_tiles.cuh), for every tile size.
 // Preconditions: none (as wgmma_tma: packed operands when rows are not 16-byte aligned; on
 // other GPUs the launchers run chapter 06's mma_sync_pipelined and the table says so).
 // Build and run:  cmake --build build --target 07_hopper
 //                 ./build/bin/07_hopper --variant wgmma_persistent
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV). On an H100, % of
-// cuBLAS at 4096^3 / 8192^3: step 2 90% / 75%, step 3 94% / 94% (README.md, "Measured").
+// cuBLAS at 4096^3 / 8192^3: step 2 90% / 77%, step 3 95% / 99%, step 4 96% / 102%, step 5 98% /
+// 101% (docs/figures/h100/results.csv, one run; README.md, sections 9 and 10).
 // =================================================================================================
 #include "07_hopper/hopper.cuh"
 
