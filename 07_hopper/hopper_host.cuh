@@ -23,6 +23,8 @@ using warp_tiling::RowLengths;
 constexpr int kBM = 128, kBN = 256, kBK = 64;
 constexpr int kBoxM = 64;  // rows of A per TMA box
 constexpr int kBoxN = 64;  // columns of B per TMA box
+// Step 4: blocks per cluster, stacked along M; each fetches 1 / kClusterBlocks of B's boxes for all.
+constexpr int kClusterBlocks = 2;
 
 // Can this process run the chapter's kernels? Three conditions: they were compiled for sm_90a
 // (the build's architecture list had 90), the GPU has compute capability 9.0 (sm_90a code runs

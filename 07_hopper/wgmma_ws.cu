@@ -218,7 +218,7 @@ constexpr auto kKernelNarrow = wgmma_ws_kernel<kStagesNarrow, true, 128, 128>;
 constexpr auto kKernelShort = wgmma_ws_kernel<kStagesShort, true, 64, 128>;
 // Step 4: the persistent 128 x 256 kernel in clusters of 2 (B multicast); step 5 the same with TMA
 // stores of C, whose staging buffers take 32 KB more shared memory.
-constexpr int kCluster = 2;
+constexpr int kCluster = kClusterBlocks;  // 2 (hopper_host.cuh)
 constexpr auto kKernelCluster = wgmma_ws_kernel<kStages, true, 128, 256, kCluster>;
 constexpr auto kKernelTmaStore = wgmma_ws_kernel<kStages, true, 128, 256, kCluster, true>;
 constexpr int kSmemTmaStore = SharedLayout<kStages>::kBytesWithStaging;  // 231424

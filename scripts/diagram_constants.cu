@@ -94,6 +94,9 @@ template <int... S>
 void hopper_layout_bytes(Json& j, std::integer_sequence<int, S...>) {
   const long bytes[] = {hopper_chapter::SharedLayout<S + 1>::kBytes...};
   j.list("smem_bytes_by_stages", sizeof...(S), [&](int i) { return bytes[i]; });
+  // The same with step 5's C staging buffers (one per consumer warpgroup).
+  const long staged[] = {hopper_chapter::SharedLayout<S + 1>::kBytesWithStaging...};
+  j.list("smem_bytes_with_staging_by_stages", sizeof...(S), [&](int i) { return staged[i]; });
 }
 
 }  // namespace
@@ -218,6 +221,10 @@ int main(int argc, char** argv) {
     j.value("box_a_bytes", hp::kBoxABytes);
     j.value("stage_bytes", hp::TileShape<hp::kBM, hp::kBN>::kStageBytes);
     j.value("group_m", hp::kGroupM);
+    j.value("cluster_blocks", hp::kClusterBlocks);  // step 4
+    j.value("box_c_rows", hp::kBoxCRows);           // step 5: the TMA stores' boxes of C
+    j.value("box_c_cols", hp::kBoxCCols);
+    j.value("staging_bytes", hp::SharedLayout<1>::kStagingBytes);  // per consumer warpgroup
     hopper_layout_bytes(j, std::make_integer_sequence<int, 12>{});
     // TMA's 128-byte swizzle: 16-byte chunk c of row r (r = 0..7 of a 1024-byte period) lands at
     // chunk c XOR r, the same permutation as kernel 5's Swizzle<64>.

@@ -1361,6 +1361,111 @@ def hopper_persistent(c, out, written):
     save(fig, out, "hopper_persistent.png", written)
 
 
+def hopper_cluster(c, out, written):
+    """Step 4: a cluster of blocks stacked along M shares one copy of B per K step."""
+    h = c["kernels"]["hopper"]
+    BM, BN, BK, bn, n = h["BM"], h["BN"], h["BK"], h["box_n"], h["cluster_blocks"]
+    u = 16  # elements per unit
+    nb, share = BN // bn, BN // bn // n
+    a_kb, b_kb = BM * BK * 2 // 1024, BK * BN * 2 // 1024
+    xb, yc = BK / u + 2.5, BK / u + 2
+    block_colors = [HIGHLIGHT, SECOND, WAIT, A_COLOR]
+    fig, ax = canvas(WIDTH, 6.0, (-2.5, xb + BN / u + 27), (-2.6, yc + n * BM / u + 5.4),
+                     f"Hopper, step 4: a cluster of {n} blocks stacked along M reads B once "
+                     "(TMA multicast)")
+    # Global memory: B's panel for this K step, in boxes, coloured by the block that fetches each.
+    for b in range(nb):
+        who = b // share
+        rect(ax, xb + b * bn / u, 0, bn / u, BK / u, fc=tint(B_COLOR, 0.8), lw=1.0,
+             text=f"box {b}", fs=SMALL)
+        rect(ax, xb + b * bn / u, -0.7, bn / u, 0.5, fc=block_colors[who], ec="none")
+    label(ax, xb + BN / u / 2, -1.5, f"B: {BK} x {BN}, the same for both blocks; the bar above a "
+          "box: the block that fetches it", fs=SMALL)
+    for r in range(n):
+        y = yc + r * BM / u
+        rect(ax, 0, y, BK / u, BM / u, fc=tint(A_COLOR, 0.5 + 0.3 * (r % 2)), lw=1.0,
+             text=f"A\n{BM} x {BK}", fs=SMALL)
+        rect(ax, -0.7, y, 0.5, BM / u, fc=block_colors[r], ec="none")
+        rect(ax, xb, y, BN / u, BM / u, fc=tint(C_COLOR, 0.25 + 0.25 * (r % 2)), lw=1.0,
+             text=f"block {r} (rank {r}): rows {r * BM}..{(r + 1) * BM - 1}\nof the cluster's "
+                  f"{n * BM} x {BN} tile", fs=SMALL)
+    # Shared memory of each block: its own A, and all of B, half of it copied by the other block.
+    x0 = xb + BN / u + 2.5
+    bw = 2.2
+    for r in range(n):
+        y = yc + r * (BM / u) + 0.5
+        label(ax, x0, y - 0.2, f"block {r}'s stage in shared memory", fs=SMALL, ha="left",
+              va="bottom", weight="bold")
+        for a in range(BM // h["box_m"]):
+            rect(ax, x0 + a * bw, y + 0.2, bw, 1.6, fc=tint(A_COLOR, 0.5 + 0.3 * (r % 2)),
+                 lw=0.8, text=f"A{a}", fs=SMALL)
+        for b in range(nb):
+            who = b // share
+            xx = x0 + (BM // h["box_m"] + b) * bw + 0.3
+            rect(ax, xx, y + 0.2, bw, 1.6, fc=tint(B_COLOR, 0.8), lw=0.8, text=f"B{b}", fs=SMALL)
+            rect(ax, xx, y + 1.9, bw, 0.35, fc=block_colors[who], ec="none")
+        label(ax, x0, y + 3.0,
+              f"full(s): 1 arrival + {a_kb + b_kb} KB, {b_kb // n} KB of them from block "
+              f"{(r + 1) % n}'s copies\nempty(s): {4 * BM // 64} + {4 * BM // 64} arrivals, the "
+              f"consumer warps of both blocks", fs=7.5, ha="left", va="top")
+    label(ax, x0, yc + n * BM / u + 1.2,
+          f"Read from L2 per block and K step:\n{a_kb} KB of A + {b_kb // n} KB of B = "
+          f"{a_kb + b_kb // n} KB (step 3, one\nblock per tile: {a_kb} + {b_kb} = {a_kb + b_kb} "
+          "KB). A multicast copy\nis read once and written into every\nblock of the cluster.",
+          fs=SMALL, ha="left", va="top")
+    save(fig, out, "hopper_cluster.png", written)
+
+
+def hopper_tma_store(c, out, written):
+    """Step 5: a consumer warpgroup's tile of C leaves through shared memory, by TMA."""
+    h = c["kernels"]["hopper"]
+    BN, rows, cols = h["BN"], h["box_c_rows"], h["box_c_cols"]
+    chunk = h["staging_bytes"] // (rows * 4)  # columns per chunk: the staging buffer's width
+    chunks, boxes = BN // chunk, chunk // cols
+    u = 8
+    fig, ax = canvas(WIDTH, 5.0, (-3, BN / u + 4), (-2.4, rows / u + 17.5),
+                     "Hopper, step 5: C goes out through shared memory, by TMA, under the "
+                     "next tile's wgmma")
+    for q in range(chunks):
+        for b in range(boxes):
+            x = (q * chunk + b * cols) / u
+            rect(ax, x, 0, cols / u, rows / u, fc=tint(C_COLOR, 0.35 + 0.35 * (q % 2)), lw=0.6,
+                 text=f"{q}.{b}", fs=SMALL)
+    label(ax, BN / u / 2, -1.2, f"A consumer warpgroup's accumulators: {rows} x {BN} fp32, in "
+          f"{chunks} chunks of {chunk} columns, each {boxes} TMA boxes of {rows} x {cols} (128-byte "
+          "rows)", fs=SMALL)
+    ys = rows / u + 2.0
+    for b in range(boxes):
+        rect(ax, b * cols / u, ys, cols / u, rows / u, fc=COPYING, lw=0.8,
+             text=f"box {b}", fs=SMALL)
+    label(ax, boxes * cols / u + 0.8, ys + rows / u / 2,
+          f"the staging buffer in shared memory: {h['staging_bytes'] // 1024} KB per warpgroup, "
+          "128-byte swizzled.\n1. all 128 threads write one chunk into it   2. fence.proxy.async, "
+          "then a named barrier\n3. one thread issues the chunk's TMA stores   4. before the next "
+          "chunk: wait until\n   the copy has READ the buffer (cp.async.bulk.wait_group.read)",
+          fs=7.8, ha="left")
+    # The time line of one warpgroup at the end of a tile: shapes, not measurements.
+    yt = ys + rows / u + 2.2
+    width = BN / u
+
+    def lane(y, name, parts):
+        label(ax, -0.3, y + 0.5, name, fs=SMALL, ha="right")
+        for x0, w, fc, text in parts:
+            rect(ax, x0 * width, y, w * width, 1, fc=fc, lw=0.5, text=text, fs=7)
+    lane(yt, "step 4", [(0, 0.22, tint(C_COLOR, 0.7), "wgmma, last K steps"),
+                        (0.22, 0.26, tint(WAIT, 0.4), "stores from registers"),
+                        (0.48, 0.52, tint(C_COLOR, 0.7), "next tile's wgmma")])
+    lane(yt + 1.7, "step 5", [(0, 0.22, tint(C_COLOR, 0.7), "wgmma, last K steps")]
+         + [(0.22 + 0.035 * q, 0.035, COPYING, str(q)) for q in range(chunks)]
+         + [(0.22 + 0.035 * chunks, 0.78 - 0.035 * chunks, tint(C_COLOR, 0.7),
+             "next tile's wgmma")])
+    lane(yt + 2.9, "copy engine", [(0.22 + 0.035 * (q + 1), 0.035, tint(B_COLOR, 0.6), str(q))
+                                   for q in range(chunks)])
+    label(ax, (0.22 + 0.035 * chunks + 0.08) * width, yt + 3.4,
+          "the last chunk's copy runs under the next tile's wgmma", fs=7.5, ha="left")
+    save(fig, out, "hopper_tma_store.png", written)
+
+
 # ---- Main ---------------------------------------------------------------------------------------
 
 # Every diagram: the function that draws it and the files it writes (in OUTDIR).
@@ -1389,6 +1494,8 @@ DIAGRAMS = [
     (hopper_swizzle_128b, ["hopper_swizzle_128b.png"]),
     (hopper_pipeline, ["hopper_pipeline.png", "hopper_pipeline.gif"]),
     (hopper_persistent, ["hopper_persistent.png"]),
+    (hopper_cluster, ["hopper_cluster.png"]),
+    (hopper_tma_store, ["hopper_tma_store.png"]),
 ]
 
 
