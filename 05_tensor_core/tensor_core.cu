@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(kWarpSize * WARPS_M * WARPS_N)
 }
 
 // -------------------------------------------------------------------------------------------------
-// Launchers: the block shape is chosen here, and only here.
+// Launchers: the block shape (kWarpsM x kWarpsN, chosen in tensor_core.cuh) becomes a grid here.
 // -------------------------------------------------------------------------------------------------
 namespace {
 // kWarpsM x kWarpsN warps per block (tensor_core.cuh).
