@@ -101,9 +101,9 @@ void ikj(const float* __restrict A, const float* __restrict B, float* __restrict
 //   BN = 512 also keeps the inner loop long, so SIMD work dominates the loop overhead.
 // Measured on a 2-core AMD EPYC VM (1 MiB L2) at 4096^3, where B (64 MiB) overflows even L3:
 // blocked is about 3x faster than ikj; B tiles from 64 to 256 KiB were within about 10%.
-constexpr int BM = 64;   // rows of C (and A) per tile
-constexpr int BN = 512;  // columns of C (and B) per tile
-constexpr int BK = 64;   // depth: columns of A, rows of B per tile
+constexpr int BM = kBlockM;  // 64 rows of C (and A) per tile (cpu_gemm.hpp)
+constexpr int BN = kBlockN;  // 512 columns of C (and B) per tile
+constexpr int BK = kBlockK;  // 64: depth, columns of A and rows of B per tile
 static_assert(BK * BN * sizeof(float) <= 128 * 1024,
               "the BK x BN tile of B should fit in half of a 256 KiB L2");
 

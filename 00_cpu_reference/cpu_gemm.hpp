@@ -14,6 +14,15 @@
 
 namespace gemm::cpu {
 
+// Step 4's tile sizes (cpu_gemm.cpp explains the choice; README.md, "Step 4: cache blocking").
+// Here, in the header, so that the diagrams are drawn from the same numbers.
+constexpr int kBlockM = 64;   // rows of C (and A) per tile
+constexpr int kBlockN = 512;  // columns of C (and B) per tile
+constexpr int kBlockK = 64;   // depth: columns of A, rows of B per tile
+// A fact of the CPUs this chapter targets (x86-64 and Arm cores alike), not a choice: memory moves
+// between DRAM and the caches in lines of 64 bytes.
+constexpr int kCacheLineBytes = 64;
+
 using CpuGemm = void (*)(const float* A, const float* B, float* C, int M, int N, int K);
 
 // 1. The textbook loop: the running sum lives in C, in memory, and nothing says C cannot overlap

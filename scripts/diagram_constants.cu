@@ -15,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "00_cpu_reference/cpu_gemm.hpp"
 #include "01_naive/naive.cuh"
 #include "02_shared_tiling/shared_tiling.cuh"
 #include "03_thread_tiling/thread_tiling.cuh"
@@ -109,6 +110,13 @@ int main(int argc, char** argv) {
   j.value("warp", kWarp);
   j.value("sector_bytes", kSectorBytes);
   j.value("warpgroup_threads", kWarpgroupThreads);
+  j.close();
+
+  j.open("00_cpu_reference");
+  j.value("BM", gemm::cpu::kBlockM);
+  j.value("BN", gemm::cpu::kBlockN);
+  j.value("BK", gemm::cpu::kBlockK);
+  j.value("cache_line_bytes", gemm::cpu::kCacheLineBytes);
   j.close();
 
   j.open("01_naive");
