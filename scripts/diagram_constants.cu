@@ -40,6 +40,15 @@ constexpr int kBankBytes = 4;
 constexpr int kWarp = 32;
 constexpr int kSectorBytes = 32;
 constexpr int kWarpgroupThreads = 128;
+// What an SM of the reference GPU (compute capability 9.0) holds besides its registers and shared
+// memory (machine.csv has those): threads and blocks at once, the shared memory the runtime keeps
+// per block, and the register allocation unit per thread (256 per warp). CUDA C++ Programming
+// Guide, "Compute Capabilities"; docs/tile_size_tradeoffs.md, section 1. diagrams.py checks its
+// sums against the occupancy API's blocks per SM in resources.csv.
+constexpr int kMaxThreadsPerSm = 2048;
+constexpr int kMaxBlocksPerSm = 32;
+constexpr int kSharedReservedPerBlock = 1024;
+constexpr int kRegisterUnitPerThread = 8;
 
 // A tiny JSON writer: objects of ints and of lists of ints, enough for this file.
 class Json {
@@ -110,6 +119,10 @@ int main(int argc, char** argv) {
   j.value("warp", kWarp);
   j.value("sector_bytes", kSectorBytes);
   j.value("warpgroup_threads", kWarpgroupThreads);
+  j.value("max_threads_per_sm", kMaxThreadsPerSm);
+  j.value("max_blocks_per_sm", kMaxBlocksPerSm);
+  j.value("shared_reserved_per_block", kSharedReservedPerBlock);
+  j.value("register_unit_per_thread", kRegisterUnitPerThread);
   j.close();
 
   j.open("00_cpu_reference");

@@ -125,6 +125,7 @@ def gather(kernels, machine, resources, results):
         "sms": int(machine_value(machine, "SM", "SMs")),
         "clock_mhz": machine_value(machine, "SM", "max SM clock"),
         "registers_kb": machine_value(machine, "registers", "per SM, as bytes"),
+        "registers_per_sm": int(machine_value(machine, "registers", "32-bit registers per SM")),
         "shared_kb": machine_value(machine, "shared", "shared memory per SM"),
         "l2_mb": l2_mb,
         "dram_gb": machine_value(machine, "DRAM", "DRAM size"),
@@ -154,6 +155,12 @@ def gather(kernels, machine, resources, results):
                  "pipeline depth of hopper_tiles.cuh's SharedLayout")
     c["hopper"] = {"stages": hp["smem_bytes_by_stages"].index(ws["smem_bytes"]) + 1,
                    "consumers": ws["threads"] // kernels["hardware"]["warpgroup_threads"] - 1}
+    c["budget"] = {k: {"chapter": next(r["chapter"] for r in resources if r["kernel"] == k),
+                       "threads": resource(resources, k, "threads"),
+                       "regs": resource(resources, k, "regs_per_thread"),
+                       "smem": resource(resources, k, "smem_bytes_per_block"),
+                       "blocks_per_sm": resource(resources, k, "blocks_per_sm")}
+                   for k in BUDGET_KERNELS}
     sms = c["machine"]["sms"]
     c["results"] = {"waves": shape_aware_example(results, sms, c["resources"]),
                     "persistent_size": max(int(r["m"]) for r in results
@@ -1574,6 +1581,70 @@ def hopper_tma_store(c, out, written):
     save(fig, out, "hopper_tma_store.png", written)
 
 
+# ---- docs/tile_size_tradeoffs.md ------------------------------------------------------------------
+
+# The kernels of the page's worked examples (section 3), in chapter order, and the Hopper kernel.
+BUDGET_KERNELS = ["shared_tiling_8", "thread_tiling_tm8", "tiling_2d_double_buffer",
+                  "wmma_direct (tiles inside C)", "mma_sync_ptx", "wgmma_persistent"]
+
+
+def sm_budget(c, out, written):
+    """Which of an SM's limits binds: each kernel's blocks laid into the SM's threads, registers
+    and shared memory, from resources.csv and the SM's sizes."""
+    hw, m = c["kernels"]["hardware"], c["machine"]
+    regs, smem_kb = int(m["registers_per_sm"]), int(m["shared_kb"])
+    rows = []
+    for name in BUDGET_KERNELS:
+        r = c["budget"][name]
+        t, rg, sh = r["threads"], r["regs"], r["smem"]
+        unit = hw["register_unit_per_thread"]
+        per = {"threads": (t, hw["max_threads_per_sm"]),
+               "registers": (t * (-(-rg // unit) * unit), regs),
+               "shared memory": (sh + hw["shared_reserved_per_block"], smem_kb * 1024)}
+        fits = {k: cap // need for k, (need, cap) in per.items()}
+        fits["blocks"] = hw["max_blocks_per_sm"]
+        resident = min(fits.values())
+        if resident != r["blocks_per_sm"]:
+            sys.exit(f"diagrams.py: {name}: the SM's limits give {resident} blocks, the occupancy "
+                     f"API {r['blocks_per_sm']} (resources.csv)")
+        rows.append((name, r, per, fits, resident))
+    W = 40.0  # the length of a bar: the whole of one SM resource
+    bar, gap = 0.9, 1.3
+    height = len(rows) * (3 * bar + gap)
+    fig, ax = canvas(WIDTH, 7.0, (-21, W + 21), (-0.8, height + 1.6),
+                     f"Which limit binds: each kernel's blocks laid into one SM of the {m['device']}",
+                     equal=False)
+    y = 0.0
+    for name, r, per, fits, resident in rows:
+        bind = [k for k, v in fits.items() if v == resident]
+        label(ax, -20.5, y + 1.5 * bar, f"{r['chapter']}\n{name.split(' (')[0]}", fs=7.5,
+              ha="left", weight="bold")
+        for i, (k, (need, cap)) in enumerate(per.items()):
+            yy = y + i * bar
+            rect(ax, 0, yy, W, bar * 0.85, fc="white", lw=0.6)
+            step = W * need / cap
+            for b in range(min(fits[k], 400)):
+                fc = C_COLOR if b < resident else tint(WAIT, 0.35)
+                rect(ax, b * step, yy, step, bar * 0.85, fc=fc, ec="white",
+                     lw=0.3 if step > 0.4 else 0, z=2)
+            label(ax, -0.3, yy + 0.42 * bar, k, fs=7, ha="right")
+            blocks = f"{fits[k]} block{'s' if fits[k] != 1 else ''}"
+            label(ax, W + 0.4, yy + 0.42 * bar, blocks,
+                  fs=7, ha="left", color=HIGHLIGHT if k in bind else "black",
+                  weight="bold" if k in bind else "normal")
+        occ = resident * r["threads"] / hw["max_threads_per_sm"]
+        label(ax, W + 6.5, y + 1.5 * bar,
+              f"{resident} resident\n({', '.join(bind)})"
+              f"\noccupancy {occ * 100:g}%", fs=7.5, ha="left")
+        y += 3 * bar + gap
+    label(ax, -20.5, height + 0.2, "Each bar is the whole SM; a block takes one cell (its threads; "
+          f"its registers, rounded up to {hw['register_unit_per_thread']} per thread; its shared "
+          f"memory + {hw['shared_reserved_per_block']} bytes).\nGreen: the blocks that are "
+          "resident; grey: more that would fit, but another limit binds (in red). At most "
+          f"{hw['max_blocks_per_sm']} blocks per SM.", fs=7, ha="left", va="top")
+    save(fig, out, "sm_budget.png", written)
+
+
 # ---- Main ---------------------------------------------------------------------------------------
 
 # Every diagram: the function that draws it and the files it writes (in OUTDIR).
@@ -1606,6 +1677,7 @@ DIAGRAMS = [
     (hopper_persistent, ["hopper_persistent.png"]),
     (hopper_cluster, ["hopper_cluster.png"]),
     (hopper_tma_store, ["hopper_tma_store.png"]),
+    (sm_budget, ["sm_budget.png"]),
 ]
 
 
