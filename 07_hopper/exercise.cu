@@ -8,7 +8,8 @@
 // K in steps of 64 through a ring of 4 shared-memory stages.
 //   warpgroup 0, the producer: one thread asks the copy engine (TMA) for each K step's tiles
 //   warpgroups 1 and 2, the consumers: 64 rows of the tile each, with wgmma
-// Each stage s has two mbarriers (README.md, "mbarriers: phases and parity"):
+// Each stage s has two mbarriers (README.md, section 4, "mbarriers: phases and transaction
+// counts"):
 //   full(s)   completes a phase when the producer has arrived once AND the copy engine has
 //             delivered every byte the producer announced for it
 //   empty(s)  completes a phase when all 8 consumer warps have arrived (they are done reading)
@@ -19,9 +20,10 @@
 //          the copy engine for K step k's boxes
 //   gap 3  each consumer waits until stage s is full
 //   gap 4  each consumer warp releases the stage it finished with
-// README.md explains each instruction ("2. wgmma_warp_specialized"; hopper_ptx.cuh has the
-// wrappers you need: mbar_wait, mbar_arrive_expect_tx, mbar_arrive). Try without looking at
-// wgmma_ws.cu, then compare.
+// README.md explains each instruction (sections 3 to 5) and this kernel (section 7, "Step 2,
+// wgmma_warp_specialized"); hopper_ptx.cuh has the wrappers you need: mbar_wait,
+// mbar_arrive_expect_tx, tma_load_2d, mbar_arrive. Try without looking at wgmma_ws.cu, then
+// compare.
 // Each gap holds a line `EXERCISE_GAP(n);`: delete it once you have written gap n, so the grader
 // knows you tried.
 //
@@ -35,7 +37,8 @@
 // else the program and the grading tests say so and are skipped.
 //
 // Build and run (from the repository root):
-//   cmake -S . -B build -DGEMM_EXERCISES=ON && cmake --build build --target 07_hopper_exercise
+//   cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=90 -DGEMM_EXERCISES=ON
+//   cmake --build build --target 07_hopper_exercise
 //   ./build/bin/07_hopper_exercise --size 1024
 // Grade yourself (every awkward shape, compared with the chapter's wgmma_warp_specialized):
 //   cmake --build build --target exercises   # the grading programs
