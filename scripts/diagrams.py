@@ -160,7 +160,7 @@ def gather(kernels, machine, resources, results):
                        "regs": resource(resources, k, "regs_per_thread"),
                        "smem": resource(resources, k, "smem_bytes_per_block"),
                        "blocks_per_sm": resource(resources, k, "blocks_per_sm")}
-                   for k in BUDGET_KERNELS}
+                   for k in BUDGET_KERNELS if any(r["kernel"] == k for r in resources)}
     sms = c["machine"]["sms"]
     c["results"] = {"waves": shape_aware_example(results, sms, c["resources"]),
                     "persistent_size": max(int(r["m"]) for r in results
@@ -1583,7 +1583,8 @@ def hopper_tma_store(c, out, written):
 
 # ---- docs/tile_size_tradeoffs.md ------------------------------------------------------------------
 
-# The kernels of the page's worked examples (section 3), in chapter order, and the Hopper kernel.
+# The kernels of the page's worked examples (section 3), in chapter order, and the Hopper kernel
+# (drawn where resources.csv lists it: a GPU without sm_90a does not run it).
 BUDGET_KERNELS = ["shared_tiling_8", "thread_tiling_tm8", "tiling_2d_double_buffer",
                   "wmma_direct (tiles inside C)", "mma_sync_ptx", "wgmma_persistent"]
 
@@ -1595,6 +1596,8 @@ def sm_budget(c, out, written):
     regs, smem_kb = int(m["registers_per_sm"]), int(m["shared_kb"])
     rows = []
     for name in BUDGET_KERNELS:
+        if name not in c["budget"]:  # not run on this GPU (07's kernels off Hopper)
+            continue
         r = c["budget"][name]
         t, rg, sh = r["threads"], r["regs"], r["smem"]
         unit = hw["register_unit_per_thread"]
