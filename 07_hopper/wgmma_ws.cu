@@ -66,6 +66,7 @@
 #include "07_hopper/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
 #include "common/split_k.cuh"
+#include "common/workspace.cuh"  // RelaxedCaptureMode
 
 namespace gemm::hopper {
 
@@ -297,16 +298,13 @@ int cluster_slots() {
   const std::lock_guard<std::mutex> lock(mutex);
   const auto found = known.find(device);
   if (found != known.end()) return found->second;
-  // Not a stream operation, but refused inside a stream capture in the default (global) mode: so
-  // relaxed, for this thread and this call only (as common/workspace.cu does).
-  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+  // Not a stream operation, but refused inside a stream capture in the default (global) mode.
+  const RelaxedCaptureMode relaxed;  // common/workspace.cuh
   cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = cluster_config(kCluster * current_sm_count(), kWsThreads,
                                                    kSmemBytes, nullptr, &attribute, kCluster);
   int clusters = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernelCluster, &config));
-  CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
   known[device] = clusters;
   return clusters;
 }

@@ -18,7 +18,14 @@ namespace gemm {
 // calls CUDA then refuses ("operation not permitted when stream is capturing"), because it is not
 // stream-ordered and cannot be recorded in a graph. It does not need to be recorded: the pool is
 // process state, made once. So this thread switches to the relaxed capture mode for the two calls
-// that make it, and back (docs/library_use.md, "CUDA graphs").
+// that make it, and back (RelaxedCaptureMode; docs/library_use.md, "CUDA graphs").
+RelaxedCaptureMode::RelaxedCaptureMode() {
+  CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&callers_));  // KEY: this thread only
+}
+RelaxedCaptureMode::~RelaxedCaptureMode() {
+  CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&callers_));  // the caller's mode again
+}
+
 cudaMemPool_t workspace_pool() {
   static std::mutex mutex;
   static std::map<int, cudaMemPool_t> pools;
@@ -27,8 +34,7 @@ cudaMemPool_t workspace_pool() {
   const std::lock_guard<std::mutex> lock(mutex);
   cudaMemPool_t& pool = pools[device];
   if (!pool) {
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));  // KEY: this thread, these calls only
+    const RelaxedCaptureMode relaxed;  // KEY: these calls only
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
@@ -36,7 +42,6 @@ cudaMemPool_t workspace_pool() {
     CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
     std::uint64_t keep = UINT64_MAX;
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-    CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));  // the caller's mode again
   }
   return pool;
 }
