@@ -23,6 +23,7 @@ using warp_tiling::tile_grouped;
 
 constexpr int kBoxABytes = kBoxM * kBK * 2;  // 8192: one 64 x 64 box of A
 constexpr int kBoxBBytes = kBK * kBoxN * 2;  // 8192: one 64 x 64 box of B
+constexpr int kBoxCBytes = kBoxCRows * kBoxCCols * 4;  // 8192: one 64 x 32 fp32 box of C (step 5)
 
 // The sizes that depend on the block tile BM x BN. Each consumer warpgroup computes 64 rows of it
 // with wgmma m64nBNk16, so BM / 64 warpgroups compute; the tiles the launchers use:
@@ -52,11 +53,12 @@ struct SharedLayout {
   static constexpr int kStageABytes = TileShape<BM, BN>::kStageABytes;
   static constexpr int kStageBBytes = TileShape<BM, BN>::kStageBBytes;
   static constexpr int kStageBytes = TileShape<BM, BN>::kStageBytes;
-  static constexpr int kBytes = 1024 + STAGES * kStageBytes + 2 * STAGES * 8;
+  static constexpr int kStagesAndBarriers = STAGES * kStageBytes + 2 * STAGES * 8;
+  static constexpr int kBytes = 1024 + kStagesAndBarriers;
   // Step 5: after the barriers, at the next 1024-byte boundary, one C staging buffer per consumer
   // warpgroup: 64 rows x 64 floats, as two TMA boxes of 64 x 32 (16 KB).
-  static constexpr int kStagingOffset = (STAGES * kStageBytes + 2 * STAGES * 8 + 1023) / 1024 * 1024;
-  static constexpr int kStagingBytes = 2 * kBoxCRows * kBoxCCols * 4;  // per warpgroup
+  static constexpr int kStagingOffset = (kStagesAndBarriers + 1023) / 1024 * 1024;
+  static constexpr int kStagingBytes = 2 * kBoxCBytes;  // per warpgroup
   static constexpr int kBytesWithStaging = 1024 + kStagingOffset + (BM / 64) * kStagingBytes;
   uint32_t base;  // shared-window address, a multiple of 1024
   __device__ explicit SharedLayout(unsigned char* raw)
@@ -165,7 +167,6 @@ template <int BN = kBN>
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint32_t staging,
                                                const CUtensorMap* map_c, int row0, int col0,
                                                int cw) {
-  constexpr int kBoxBytes = kBoxCRows * kBoxCCols * 4;  // 8192
   const int t = threadIdx.x % 128, lane = t % 32;
   const bool leader = t == 0;  // issues the copies of this warpgroup
   const int barrier = 1 + cw;  // named barrier 1 or 2: this warpgroup's 128 threads only
@@ -179,7 +180,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint3
       for (int h = 0; h < 2; ++h) {
         const int r = 16 * (t / 32) + lane / 4 + 8 * h;     // row within the warpgroup's 64
         const int byte = 32 * (jj % 4) + 8 * (lane % 4);  // within the box's 128-byte row
-        const uint32_t addr = staging + (jj / 4) * kBoxBytes + r * 128 +
+        const uint32_t addr = staging + (jj / 4) * kBoxCBytes + r * 128 +
                               (((byte / 16) ^ (r % 8)) * 16) + byte % 16;
         const int j = 8 * q + jj;  // the accumulators' column group (store_tile's j)
         st_shared_v2(addr, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
@@ -189,7 +190,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint3
     named_barrier_sync(barrier, 128); // ... from every thread, before the copy starts
     if (leader) {
       tma_store_2d(map_c, col0 + 64 * q, row0, staging);
-      tma_store_2d(map_c, col0 + 64 * q + kBoxCCols, row0, staging + kBoxBytes);
+      tma_store_2d(map_c, col0 + 64 * q + kBoxCCols, row0, staging + kBoxCBytes);
       tma_store_commit();
     }
   }
