@@ -31,8 +31,8 @@ void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, i
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                              cudaStream_t stream);
 // Its variants: wgmma_persistent, then _no_split, _no_tma_store (step 4), _no_cluster (step 3),
-// _splitk, _128x128 and _64x128, each forcing one choice (tested on every shape, timed at every
-// size).
+// _splitk, _tail_split (an experiment: the last wave cut into slices of K), _128x128 and _64x128,
+// each forcing one choice (tested on every shape, timed at every size).
 std::vector<Variant> wgmma_persistent_variants();
 
 // The chapter's headline first, wgmma_persistent (on every GPU: where it cannot run, its note says

@@ -26,6 +26,29 @@ constexpr int kBoxN = 64;  // columns of B per TMA box
 // Step 4: blocks per cluster, stacked along M; each fetches 1 / kClusterBlocks of B's boxes for all.
 constexpr int kClusterBlocks = 2;
 
+// An experiment beside step 5, which the headline does not use (wgmma_persistent_tail_split;
+// README.md, "What did not pay"): the last wave split by K. Where the cluster tiles are not a
+// whole number of waves (8192^3: 1024 cluster tiles on 66 clusters, 15.5 waves), the last wave
+// leaves SMs idle. Instead, its `tail_tiles` tiles are each cut into `tail_splits` slices of K,
+// and the clusters share those pieces as they share whole tiles (round robin, slice-major: the
+// clusters work on one or two slices of K at a time, so the rows of A and B they read are shared
+// in L2 as a whole wave's are). 34 tiles in 3 slices: 102 pieces on 66 clusters, 2 rounds of a
+// third of a tile instead of 1 round of a whole one. Each piece's warps write their partial sums
+// to `partials`, and the warp that arrives last on its counter (`arrivals`) adds them all up, in
+// the order of the slices (the same bits whoever arrives last), and stores C.
+// Without it: tail_tiles = 0, every unit whole.
+struct TailSplit {
+  int whole_units;  // units computed whole, the full waves (all of them without a split)
+  int tail_tiles, tail_splits, tail_steps;  // tail_steps: K steps per slice (the last: fewer)
+  float* partials;  // per (tail tile, block of the cluster, consumer warp, slice)
+  int* arrivals;    // per (tail tile, block, consumer warp): 0 before the launch
+};
+// Floats of one consumer warp's partial sums of a BN-wide tile: 16 rows x BN columns.
+constexpr int tail_warp_floats(int BN) { return 16 * BN; }
+// At most this many slices, each of at least kTailMinSteps K steps: more would spend more time
+// writing and reading partial sums than the balance saves.
+constexpr int kTailMaxSplits = 4, kTailMinSteps = 4;
+
 // Can this process run the chapter's kernels? Three conditions: they were compiled for sm_90a
 // (the build's architecture list had 90), the GPU has compute capability 9.0 (sm_90a code runs
 // there and nowhere else), and the driver provides cuTensorMapEncodeTiled. Decided once per

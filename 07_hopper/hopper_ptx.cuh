@@ -367,6 +367,26 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a
 #endif
 }
 
+// ---- Partial sums through global memory (the tail split) ---------------------------------------
+// A 16-byte store and load that bypass L1 (.cg: cached in L2 only, where every SM sees the same
+// bytes), written as volatile asm with a "memory" clobber: the compiler may neither drop them nor
+// move them across the __threadfence() and the atomic that order them against other blocks. (The
+// toolkit's __stcg / __ldcg have no clobber; a load moved above the arrival that says the data is
+// there would read whatever the workspace held before.)
+__device__ __forceinline__ void st_global_cg_v4(float4* p, float4 v) {
+  asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "f"(v.x), "f"(v.y),
+               "f"(v.z), "f"(v.w)
+               : "memory");
+}
+__device__ __forceinline__ float4 ld_global_cg_v4(const float4* p) {
+  float4 v;
+  asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
 // ---- Register reallocation -----------------------------------------------------------------------
 // Every thread of the warpgroup executes it; the count is per thread, a multiple of 8 in 24..256.
 // The kernel must start with a register cap (__launch_bounds__(threads, 1)), which the warpgroups

@@ -196,6 +196,53 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint3
   }
 }
 
+// ---- The last wave split by K (wgmma_persistent_tail_split) -----------------------------------
+// One piece of a tile of the last wave (TailSplit, hopper_host.cuh), slice `slice` of `splits`:
+// this consumer warp's 16 x BN partial sums -> their place in the workspace, then one arrival on
+// the warp's counter. The warp that arrives last adds the slices up, 0, 1, ..., splits - 1 (its
+// own from its registers), into acc, and returns true: it stores the tile's rows. The partial
+// sums keep the accumulators' own layout (lane l's float4 j at 32 j + l): every piece's warp holds
+// the same elements of C in the same registers, so no index arithmetic, and each access is a
+// whole 512-byte line per warp. `slot`: (tail tile, block of the cluster, consumer warp).
+template <int BN>
+__device__ __forceinline__ bool tail_fixup(float (&acc)[BN / 2], float* partials, int* arrivals,
+                                           int slot, int slice, int splits) {
+  constexpr int kVecs = BN / 8;  // float4s per thread
+  const int lane = threadIdx.x % 32;
+  float4* const slices =
+      reinterpret_cast<float4*>(partials) + static_cast<size_t>(slot) * splits * kVecs * 32;
+  auto part = [&](int s, int j) { return slices + (static_cast<size_t>(s) * kVecs + j) * 32 + lane; };
+#pragma unroll
+  for (int j = 0; j < kVecs; ++j)
+    st_global_cg_v4(part(slice, j),
+                    make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+  __threadfence();  // KEY: our sums are visible GPU-wide before the arrival that announces them
+  __syncwarp();
+  int before = 0;
+  if (lane == 0) before = atomicAdd(arrivals + slot, 1);  // how many pieces arrived before us
+  before = __shfl_sync(0xffffffffu, before, 0);
+  if (before < splits - 1) return false;  // a later piece will finish the tile
+  __threadfence();  // KEY: the other pieces' sums, announced before their arrivals, are visible
+  // KEY: slice 0, then 1, 2, ... added in this order (ours read back too): the same bits whichever
+  // piece arrives last.
+#pragma unroll
+  for (int j = 0; j < kVecs; ++j) {
+    float4 sum = ld_global_cg_v4(part(0, j));
+    for (int s = 1; s < splits; ++s) {
+      const float4 v = ld_global_cg_v4(part(s, j));
+      sum.x += v.x;
+      sum.y += v.y;
+      sum.z += v.z;
+      sum.w += v.w;
+    }
+    acc[4 * j] = sum.x;
+    acc[4 * j + 1] = sum.y;
+    acc[4 * j + 2] = sum.z;
+    acc[4 * j + 3] = sum.w;
+  }
+  return true;
+}
+
 // ---- Tile order ---------------------------------------------------------------------------------
 // Tile t of C -> (tile row, tile column).
 // Row-major: t walks along a row of tiles. The blocks that run at the same time (one per SM) then

@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
                     const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, float* __restrict__ C, int M, int N,
                     int K, bool pairs, int group_m, int splits, int steps_per_split,
-                    size_t slice_floats) {
+                    size_t slice_floats, TailSplit tail) {
 #if GEMM_SM90A_DEVICE
   extern __shared__ unsigned char smem_raw[];
   constexpr int kConsumerWarps = 4 * (BM / 64);  // arrivals per block that empty a stage
@@ -106,7 +106,6 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
   const int tiles_mc = (tiles_m + CLUSTER - 1) / CLUSTER;  // rows of cluster tiles
   const int tiles = tiles_mc * tiles_n;                    // cluster tiles (CLUSTER = 1: tiles)
   const int k_steps = (K + kBK - 1) / kBK;
-  const int units = tiles * splits;
   // Both blocks of a cluster walk the same units: unit u, then u + (clusters in the grid), ...
   const int first_unit = blockIdx.x / CLUSTER, unit_stride = gridDim.x / CLUSTER;
   auto tile_at = [&](int u) {
@@ -118,6 +117,20 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
   };
   auto first_step = [&](int u) { return (u / tiles) * steps_per_split; };  // of u's slice of K
   auto end_step = [&](int u) { return min(k_steps, first_step(u) + steps_per_split); };
+  // The block's work, in order, for the producer and the consumers alike: work(tile, first K
+  // step, end K step, unit, piece) for each. First the units computed whole (all of them without
+  // the tail split); then, with it, pieces of the last wave's tiles: piece q is slice q / tail_tiles of
+  // tail tile q % tail_tiles, round robin over the clusters as the units are. piece = -1: whole.
+  auto for_each_work = [&](auto&& work) {
+    for (int u = first_unit; u < tail.whole_units; u += unit_stride)
+      work(tile_at(u), first_step(u), end_step(u), u, -1);
+    for (int q = first_unit; q < tail.tail_tiles * tail.tail_splits; q += unit_stride) {
+      const int slice = q / tail.tail_tiles;
+      const int first = slice * tail.tail_steps;
+      work(tile_at(tail.whole_units + q % tail.tail_tiles), first,
+           min(k_steps, first + tail.tail_steps), tail.whole_units, q);
+    }
+  };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -144,9 +157,8 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     if constexpr (BM == 128) setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       int i = 0;
-      for (int u = first_unit; u < units; u += unit_stride) {
-        const int2 tile = tile_at(u);
-        for (int k = first_step(u); k < end_step(u); ++k, ++i) {
+      for_each_work([&](int2 tile, int first, int last, int, int) {
+        for (int k = first; k < last; ++k, ++i) {
           const int s = i % STAGES;
           // KEY: wait until the consumers released this stage's previous use. The first use
           // waits for parity 1 of a fresh barrier, which returns at once.
@@ -154,7 +166,7 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
           load_stage<STAGES, BM, BN, CLUSTER>(sm, s, &map_a, &map_b, tile.x * BM, tile.y * BN,
                                               k * kBK, rank);
         }
-      }
+      });
     }
   } else {
     // ---- The consumers ------------------------------------------------------------------------
@@ -177,10 +189,8 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     };
     float acc[BN / 2] = {};  // [128] (BN 256) or [64]
     int i = 0;
-    for (int u = first_unit; u < units; u += unit_stride) {
-      const int2 tile = tile_at(u);
-      const int first = first_step(u);
-      for (int k = first; k < end_step(u); ++k, ++i) {
+    for_each_work([&](int2 tile, int first, int last, int u, int piece) {
+      for (int k = first; k < last; ++k, ++i) {
         const int s = i % STAGES;
         mbar_wait(sm.full(s), (i / STAGES) & 1);  // KEY: the stage has landed
         mma_stage<BN>(acc, sm.a(s), sm.b(s), cw, k > first);  // a unit's first step starts at 0
@@ -190,12 +200,22 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
       wgmma_wait<0>();
       release((i - 1) % STAGES);  // the unit's last stage
       fence_accumulators(acc);
-      if constexpr (TMA_STORE)  // KEY: step 5 (never with split-K: C itself)
-        store_tile_tma<BN>(acc, sm.staging(cw), &map_c, tile.x * BM + 64 * cw, tile.y * BN, cw);
-      else
-        store_tile<BN>(acc, C + (u / tiles) * slice_floats, M, N, tile.x * BM + 64 * cw,
-                       tile.y * BN, pairs);
-    }
+      const int row0 = tile.x * BM + 64 * cw;
+      if (piece >= 0) {
+        // KEY: the tail split: a piece of a tile of the last wave. Only the warp that arrives last
+        // stores, from registers: the other warps of its warpgroup may not be last (so no named
+        // barrier, no TMA store).
+        const int warp = (threadIdx.x - 128) / 32;  // consumer warp 0 .. 7
+        const int slot = ((piece % tail.tail_tiles) * CLUSTER + rank) * kConsumerWarps + warp;
+        if (tail_fixup<BN>(acc, tail.partials, tail.arrivals, slot, piece / tail.tail_tiles,
+                           tail.tail_splits))
+          store_tile<BN>(acc, C, M, N, row0, tile.y * BN, pairs);
+      } else if constexpr (TMA_STORE) {  // KEY: step 5 (never with split-K: C itself)
+        store_tile_tma<BN>(acc, sm.staging(cw), &map_c, row0, tile.y * BN, cw);
+      } else {
+        store_tile<BN>(acc, C + (u / tiles) * slice_floats, M, N, row0, tile.y * BN, pairs);
+      }
+    });
     if (TMA_STORE && threadIdx.x % 128 == 0) tma_store_wait<0>();  // the last copies are done
   }
   // In a cluster, no block may exit while the other can still arrive on its barriers.
@@ -266,8 +286,11 @@ const std::vector<TileConfig>& configs() {
 
 // What the persistent launcher runs: chosen by waves (kAuto), or one choice forced. kNoCluster is
 // step 3 as it was (the 128 x 256 tile over all of K, one block per SM, C stored from registers);
-// kNoTmaStore step 4 (the same in clusters of 2).
-enum class Choice { kAuto, kNoSplit, kSplitK, kNarrow, kShort, kNoCluster, kNoTmaStore };
+// kNoTmaStore step 4 (the same in clusters of 2). kTailSplit: step 5 with its last wave split by K
+// (TailSplit), an experiment the headline does not use (README.md, "What did not pay").
+enum class Choice {
+  kAuto, kNoSplit, kSplitK, kNarrow, kShort, kNoCluster, kNoTmaStore, kTailSplit
+};
 
 // The launch of a kernel in clusters of `cluster` blocks along x (cudaLaunchKernelEx: <<<>>> has
 // no place for a cluster size).
@@ -313,7 +336,7 @@ int cluster_slots() {
 LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   int forced = kByWaves;
   if (choice == Choice::kNoSplit || choice == Choice::kSplitK || choice == Choice::kNoCluster ||
-      choice == Choice::kNoTmaStore)
+      choice == Choice::kNoTmaStore || choice == Choice::kTailSplit)
     forced = kWide;
   if (choice == Choice::kNarrow) forced = kNarrowTile;
   if (choice == Choice::kShort) forced = kShortTile;
@@ -325,10 +348,60 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   return plan_launch(without_64x128, M, N, k, current_sm_count(), forced, false);
 }
 
-// One launch of the BM x BN kernel over `splits` slices of K, in clusters of CLUSTER blocks.
+// The tail split's plan for one call (TailSplit, hopper_host.cuh): the full waves computed whole, then
+// the last wave's tiles in the number of slices of K that finishes them soonest, and this call's
+// workspace for the pieces' partial sums. With r tiles left for C clusters, s slices take
+// ceil(r s / C) rounds of 1 / s of a tile: 8192^3 on 66 clusters leaves 34 tiles, which take 1
+// round whole, 2 rounds of 1/2 in 2 slices, 2 of 1/3 in 3, 3 of 1/4 in 4; 3 slices win. Where no
+// number of slices beats whole tiles (4096^3: 58 tiles left, 0.88 of a wave), or the workspace
+// does not fit in the GPU's memory, every tile stays whole.
+// The number of slices for the `left` tiles of the last wave: the one that finishes them soonest,
+// or 1 (whole tiles) where none beats a whole round.
+int tail_slices(int left, int clusters, int k_steps) {
+  int best = 1;
+  double best_time = 1.0;  // in tiles: one round of whole tiles
+  for (int s = 2; s <= kTailMaxSplits && k_steps >= s * kTailMinSteps; ++s) {
+    const double time = static_cast<double>(ceil_div(left * s, clusters)) / s;
+    if (time < best_time) best = s, best_time = time;
+  }
+  return left == 0 ? 1 : best;
+}
+
+class TailSplitPlan {
+ public:
+  TailSplitPlan(bool wanted, int units, int clusters, int k_steps, int cluster_blocks,
+                int consumer_warps, int bn, cudaStream_t stream) {
+    tail_.whole_units = units;  // without the split
+    const int left = units % clusters;
+    const int best = tail_slices(left, clusters, k_steps);
+    if (!wanted || best == 1) return;
+    // KEY: the slices as split-K cuts them, never an empty one (6 K steps in 4: 2 + 2 + 2)
+    const int steps = ceil_div(k_steps, best);
+    const int splits = ceil_div(k_steps, steps);
+    const size_t slots = static_cast<size_t>(left) * cluster_blocks * consumer_warps;
+    const size_t partial_bytes = slots * splits * tail_warp_floats(bn) * sizeof(float);
+    if (!workspace_.try_allocate(partial_bytes + slots * sizeof(int), stream)) return;
+    tail_.whole_units = units - left;
+    tail_.tail_tiles = left;
+    tail_.tail_splits = splits;
+    tail_.tail_steps = steps;
+    tail_.partials = workspace_.as<float>();
+    tail_.arrivals = reinterpret_cast<int*>(workspace_.as<char>() + partial_bytes);
+    // The pool's memory holds whatever its last user left: the counters start at 0.
+    CUDA_CHECK(cudaMemsetAsync(tail_.arrivals, 0, slots * sizeof(int), stream));
+  }
+  const TailSplit& args() const { return tail_; }
+
+ private:
+  TailSplit tail_{0, 0, 0, 0, nullptr, nullptr};
+  StreamWorkspace workspace_;  // this call's, on its stream (common/workspace.cuh)
+};
+
+// One launch of the BM x BN kernel over `splits` slices of K, in clusters of CLUSTER blocks, with
+// the last wave split by K where `tail_split` (only in clusters, only without split-K).
 template <int STAGES, bool PERSISTENT, int BM, int BN, int CLUSTER = 1, bool TMA_STORE = false>
-void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
-         cudaStream_t stream) {
+void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits, cudaStream_t stream,
+         bool tail_split = false) {
   const int tiles = ceil_div(ceil_div(M, BM), CLUSTER) * ceil_div(N, BN);  // cluster tiles
   const int per_split = k_tiles_per_split(K, kBK, splits);  // K steps per slice
   // Never a slice without K steps (the plans make none): its unit would arrive on a stage's
@@ -346,20 +419,23 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits,
   const CUtensorMap map_c = TMA_STORE ? c_tensor_map(C, M, N) : CUtensorMap{};
   if constexpr (CLUSTER == 1) {
     const int blocks = PERSISTENT ? std::min(units, current_sm_count()) : tiles;
+    const TailSplit whole = {units, 0, 0, 0, nullptr, nullptr};  // every unit whole
     kernel<<<blocks, ws_threads<BM>(), smem, stream>>>(maps.a, maps.b, map_c, out.data(), M, N,
                                                        K, pairs, kGroupM, splits, per_split,
-                                                       out.slice_floats());
+                                                       out.slice_floats(), whole);
     GEMM_LAUNCH_CHECK();
   } else {
     static_assert(PERSISTENT, "clusters only in the persistent kernel");
-    const int blocks = CLUSTER * std::min(units, cluster_slots());
+    const int clusters = std::min(units, cluster_slots());
+    const TailSplitPlan plan(tail_split && splits == 1, units, clusters, ceil_div(K, kBK), CLUSTER,
+                           ws_threads<BM>() / 32 - 4, BN, stream);
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =
-        cluster_config(blocks, ws_threads<BM>(), smem, stream, &attribute, CLUSTER);
+        cluster_config(CLUSTER * clusters, ws_threads<BM>(), smem, stream, &attribute, CLUSTER);
     // The tile order's bands: kGroupM rows of block tiles, kGroupM / CLUSTER of cluster tiles.
     CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, maps.a, maps.b, map_c, out.data(), M, N, K,
                                   pairs, kGroupM / CLUSTER, splits, per_split,
-                                  out.slice_floats()));
+                                  out.slice_floats(), plan.args()));
   }
   out.reduce(stream);  // KEY: the slices added into C in a fixed order
 }
@@ -388,11 +464,15 @@ void launch(bool persistent, Choice choice, const __half* A, const __half* B, fl
       // KEY: step 4. The 128 x 256 tile over all of K runs in clusters, unless told not to (or
       // the GPU has no room for one).
       // KEY: step 5, stores by TMA, where C's rows start at 16-byte boundaries.
+      // (wgmma_persistent_tail_split: and the last wave split by K.)
       if (plan.splits == 1 && choice != Choice::kNoCluster && cluster_slots() > 0) {
-        if (choice != Choice::kNoTmaStore && tma_stores_ok(C, N))
-          run<kStages, true, 128, 256, kCluster, true>(maps, C, M, N, ops.k(), 1, stream);
+        const bool step_5 = choice != Choice::kNoTmaStore;
+        const bool split_tail = choice == Choice::kTailSplit;
+        if (step_5 && tma_stores_ok(C, N))
+          run<kStages, true, 128, 256, kCluster, true>(maps, C, M, N, ops.k(), 1, stream,
+                                                       split_tail);
         else
-          run<kStages, true, 128, 256, kCluster>(maps, C, M, N, ops.k(), 1, stream);
+          run<kStages, true, 128, 256, kCluster>(maps, C, M, N, ops.k(), 1, stream, split_tail);
       } else
         run<kStages, true, 128, 256>(maps, C, M, N, ops.k(), plan.splits, stream);
   }
@@ -416,7 +496,14 @@ std::string persistent_ran(const void* A, const void* B, const float* C, int M, 
   const bool wide_whole_k = plan.config == kWide && plan.splits == 1;
   if (wide_whole_k && CHOICE != Choice::kNoCluster && cluster_slots() == 0)
     return "ran 128x256 without clusters: no 2 SMs of one GPC free";
-  if (wide_whole_k && (CHOICE == Choice::kAuto || CHOICE == Choice::kNoSplit) &&
+  if (CHOICE == Choice::kTailSplit && wide_whole_k && cluster_slots() > 0) {
+    const int units = ceil_div(ceil_div(M, kBM), kCluster) * ceil_div(N, kBN);
+    const int clusters = std::min(units, cluster_slots());
+    if (tail_slices(units % clusters, clusters, ceil_div(rows.k, kBK)) == 1)
+      return "every tile whole: no split of the last wave beats that here";
+  }
+  if (wide_whole_k &&
+      (CHOICE == Choice::kAuto || CHOICE == Choice::kNoSplit || CHOICE == Choice::kTailSplit) &&
       !tma_stores_ok(C, N))
     return "C stored from registers: its rows do not start at 16-byte boundaries";
   if (CHOICE != Choice::kAuto || wide_whole_k) return "";
@@ -441,7 +528,7 @@ std::vector<Variant> wgmma_persistent_variants() {
        "split-K where the waves say so (sm_90a)",
        persistent_ran<Choice::kAuto>},
       {"wgmma_persistent_no_split", nullptr, launch_persistent<Choice::kNoSplit>,
-       "wgmma_persistent forced to its 128 x 256 tile over all of K (no split-K), in clusters of 2",
+       "wgmma_persistent forced to its 128 x 256 tile (no split-K slices), in clusters of 2",
        persistent_ran<Choice::kNoSplit>},
       {"wgmma_persistent_no_tma_store", nullptr, launch_persistent<Choice::kNoTmaStore>,
        "wgmma_persistent forced to its 128 x 256 tile over all of K, in clusters of 2, C stored "
@@ -454,6 +541,10 @@ std::vector<Variant> wgmma_persistent_variants() {
       {"wgmma_persistent_splitk", nullptr, launch_persistent<Choice::kSplitK>,
        "wgmma_persistent forced to split-K (128 x 256, at least 2 slices of K)",
        persistent_ran<Choice::kSplitK>},
+      {"wgmma_persistent_tail_split", nullptr, launch_persistent<Choice::kTailSplit>,
+       "wgmma_persistent forced to its 128 x 256 tile in clusters of 2, its last wave's tiles cut "
+       "into slices of K shared by all clusters (an experiment: README.md, \"What did not pay\")",
+       persistent_ran<Choice::kTailSplit>},
       {"wgmma_persistent_128x128", nullptr, launch_persistent<Choice::kNarrow>,
        "wgmma_persistent forced to its 128 x 128 tile (wgmma m64n128k16, 6 stages; no split-K)",
        persistent_ran<Choice::kNarrow>},

@@ -78,6 +78,12 @@ std::vector<Shape> test_shapes() {
       {136, 264, 200},    // the same, with K long enough for pipelines to reuse their stages
       {2048, 4352, 72},   // many tiles, short K: persistent kernels loop over several tiles per
                           // block (272 tiles of 128 x 256), their stages reused across tiles
+      // More tiles of 256 x 256 than an H100 or H200 has clusters of 2 (66), and not a whole
+      // number of waves: 07's wgmma_persistent_tail_split cuts the last wave's tiles into slices
+      // of K, summed through a workspace. 81 tiles with 9 and 16 K steps (15 tiles left: 2 and 4 slices), the second
+      // with odd N and K (packed operands, C stored from registers, a ragged last K step); 100
+      // tiles with 13 K steps (34 left: 3 slices of 5, 5 and 3 steps).
+      {2304, 2304, 520},  {2300, 2301, 1001}, {2560, 2560, 800},
       // The largest single dimension the command line accepts (2^18) along M, N and K in turn:
       // grid dimensions (gridDim.y stops at 65535), and split-K of a deep, tiny product.
       {262144, 1, 3},     {1, 262144, 2},  {2, 1, 262144},
@@ -215,6 +221,7 @@ TEST_CASE("every variant is correct on two streams at once", "[streams]") {
       {{1000, 999, 1001}, {777, 555, 333}},  // both packed / scalar: odd K and N
       {{2000, 1999, 2001}, {301, 203, 105}},
       {{520, 512, 4096}, {129, 264, 72}},    // both 16-byte aligned: the fastest paths, deep K
+      {{2304, 2304, 520}, {2300, 2301, 1001}},  // 07's last wave split on both: a workspace each
       {{1024, 1024, 1024}, {99, 1000, 999}}, // one aligned, one packed
   };
   constexpr int kRepeats = 3;
@@ -276,7 +283,9 @@ struct Shifted {
 }  // namespace
 
 TEST_CASE("every variant is correct with unaligned pointers", "[unaligned]") {
-  const std::vector<Shape> shapes = {{64, 64, 64}, {136, 264, 200}, {520, 512, 1024}};
+  // 2304 x 2304 x 520: 07's last wave split, with packed operands or C stored from registers.
+  const std::vector<Shape> shapes = {{64, 64, 64}, {136, 264, 200}, {520, 512, 1024},
+                                     {2304, 2304, 520}};
   struct Shift {
     bool a, b, c;
     const char* what;
@@ -336,6 +345,7 @@ TEST_CASE("every variant is correct when captured into a CUDA graph and replayed
             : std::vector<Shape>{
                   {1000, 999, 1001},  // odd N and K: padded copies or scalar paths, workspaces
                   {520, 512, 4096},   // aligned, deep K: the fast paths, split-K where it splits
+                  {2304, 2304, 520},  // 07's last wave split: its workspace, counters, memset
                   {16, 4096, 4096},   // skinny: split-K's workspace and reduction in the graph
                   {129, 264, 72}};
   std::map<std::string, int> graphs_of;  // variant -> graphs that passed every replay
@@ -393,7 +403,7 @@ TEST_CASE("every variant is correct when captured into a CUDA graph and replayed
 TEST_CASE("every variant is correct when called from eight threads at once", "[threads]") {
   constexpr int kThreads = 8;
   const Shape shapes[kThreads] = {{1000, 999, 1001}, {520, 512, 1024}, {64, 64, 64},
-                                  {777, 555, 333},   {16, 2048, 2048}, {129, 264, 72},
+                                  {2304, 2304, 520}, {16, 2048, 2048}, {129, 264, 72},
                                   {1024, 1024, 1024}, {3, 5, 7}};
   Cases cases;
   int checked = 0;
