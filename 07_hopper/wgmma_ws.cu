@@ -41,6 +41,9 @@
 // TMA stores (store_tile_tma, hopper_tiles.cuh), so the last chunk's copy overlaps the next tile's
 // wgmmas; where C's rows do not start at 16-byte boundaries, from registers as before.
 // wgmma_persistent_no_tma_store keeps step 4.
+// Beside step 5, an experiment the headline does not use: wgmma_persistent_tail_split cuts the
+// last wave's tiles into slices of K that all clusters share (TailSplit, hopper_host.cuh). On an
+// H100 it tied step 5 at 8192^3 and lost at 6144^3 (README.md, "What did not pay").
 //
 // What changed since wgmma_tma: the roles, two barriers per stage instead of one barrier per K
 // step, setmaxnreg, 384 threads; step 3 adds the tile loop, the tile order and the smaller tiles;
