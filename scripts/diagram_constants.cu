@@ -246,6 +246,8 @@ int main(int argc, char** argv) {
     j.value("box_c_rows", hp::kBoxCRows);           // step 5: the TMA stores' boxes of C
     j.value("box_c_cols", hp::kBoxCCols);
     j.value("staging_bytes", hp::SharedLayout<1>::kStagingBytes);  // per consumer warpgroup
+    j.value("tail_max_splits", hp::kTailMaxSplits);  // wgmma_persistent_tail_split
+    j.value("tail_min_steps", hp::kTailMinSteps);
     hopper_layout_bytes(j, std::make_integer_sequence<int, 12>{});
     // TMA's 128-byte swizzle: 16-byte chunk c of row r (r = 0..7 of a 1024-byte period) lands at
     // chunk c XOR r, the same permutation as kernel 5's Swizzle<64>.

@@ -1531,6 +1531,70 @@ def hopper_cluster(c, out, written):
     save(fig, out, "hopper_cluster.png", written)
 
 
+def tail_slices(left, clusters, k_steps, max_splits, min_steps):
+    """tail_slices (07_hopper/wgmma_ws.cu): the slices of K that finish the last wave soonest."""
+    best, best_time = 1, 1.0
+    s = 2
+    while s <= max_splits and k_steps >= s * min_steps:
+        time = -(-left * s // clusters) / s
+        if time < best_time:
+            best, best_time = s, time
+        s += 1
+    return 1 if left == 0 else best
+
+
+def hopper_tail_split(c, out, written):
+    """wgmma_persistent_tail_split: the last wave's tiles cut into slices of K."""
+    h = c["kernels"]["hopper"]
+    BM, BN, BK, n = h["BM"], h["BN"], h["BK"], h["cluster_blocks"]
+    big = c["results"]["persistent_size"]
+    clusters = c["machine"]["sms"] // n
+    W, H, gap, row = 20.0, 8.0, 4.0, 12.5  # a chart: clusters across, two waves down
+    fig, ax = canvas(WIDTH, 6.6, (-1.0, 2 * W + gap + 1.0), (-2.0, 2 * row + 2.2),
+                     f"wgmma_persistent_tail_split: the last wave cut into slices of K "
+                     f"({clusters} clusters of {n})")
+    col = W / clusters
+    for p, size in enumerate((big // 2, big)):
+        y0 = p * row
+        tiles = (size // (BM * n)) * (size // BN)
+        rounds, left = divmod(tiles, clusters)
+        k_steps = size // BK
+        s = tail_slices(left, clusters, k_steps, h["tail_max_splits"], h["tail_min_steps"])
+        for q, (name, slices) in enumerate((("whole tiles", 1),
+                                            (f"{s} slices of K" if s > 1 else "no split", s))):
+            x0 = q * (W + gap)
+            # The wave before the last: every cluster busy with a whole tile (time runs down).
+            rect(ax, x0, y0, W, H / 2, fc=tint(C_COLOR, 0.35), lw=0.6,
+                 text=f"wave {rounds}: {clusters} whole tiles", fs=SMALL)
+            rect(ax, x0, y0 + H / 2, W, H / 2, fc=tint(WAIT, 0.25), ec="none", z=1)  # idle
+            pieces = left * slices
+            end = -(-pieces // clusters) / slices  # when the last cluster is done, in tiles
+            for piece in range(pieces):
+                cl, r = piece % clusters, piece // clusters
+                rect(ax, x0 + cl * col, y0 + H / 2 + r * H / 2 / slices, col, H / 2 / slices,
+                     fc=chunk_color(piece // left, max(slices, 2))[0] if slices > 1 else C_COLOR,
+                     ec="white", lw=0.2, z=2)
+            rect(ax, x0, y0, W, H, lw=0.8, z=3)
+            ax.plot([x0 - 0.4, x0 + W + 0.4], [y0 + H / 2 + end * H / 2] * 2, color=HIGHLIGHT,
+                    lw=1.6, zorder=4)
+            if slices == 1 and q == 1:
+                label(ax, x0 + W / 2, y0 + 3 * H / 4, f"no number of slices beats whole "
+                      f"tiles:\n{left} tiles are {left / clusters:.2f} of a wave", fs=SMALL,
+                      bbox=dict(fc="white", ec="none", alpha=0.85))
+            label(ax, x0 + W / 2, y0 + H + 0.9, f"{name}: the last wave takes {end:.2f} of a "
+                  "tile's time", fs=SMALL)
+        label(ax, W + gap / 2, y0 - 1.0,
+              f"{size}^3: {tiles} tiles of {n * BM} x {BN}, {k_steps} K steps each: {rounds} "
+              f"waves + {left} tiles", fs=SMALL, weight="bold")
+    label(ax, -0.5, 2 * row - 1.6, "A column is a cluster; time runs down; the red line: the "
+          "last cluster is done. Colours: slices 0, 1, 2, ... Each piece's warps write their\n"
+          f"partial sums (16 x {BN} floats) to a workspace, and the warp that arrives last adds "
+          f"the slices in order. At most {h['tail_max_splits']} slices, of at least "
+          f"{h['tail_min_steps']} K steps.\nWhat it cost and what it gained on an H100: "
+          "07_hopper/README.md, \"What did not pay\".", fs=SMALL, ha="left", va="top")
+    save(fig, out, "hopper_tail_split.png", written)
+
+
 def hopper_tma_store(c, out, written):
     """Step 5: a consumer warpgroup's tile of C leaves through shared memory, by TMA."""
     h = c["kernels"]["hopper"]
@@ -1680,6 +1744,7 @@ DIAGRAMS = [
     (hopper_persistent, ["hopper_persistent.png"]),
     (hopper_cluster, ["hopper_cluster.png"]),
     (hopper_tma_store, ["hopper_tma_store.png"]),
+    (hopper_tail_split, ["hopper_tail_split.png"]),
     (sm_budget, ["sm_budget.png"]),
 ]
 
