@@ -211,7 +211,9 @@ __device__ __forceinline__ bool tail_fixup(float (&acc)[BN / 2], float* partials
   const int lane = threadIdx.x % 32;
   float4* const slices =
       reinterpret_cast<float4*>(partials) + static_cast<size_t>(slot) * splits * kVecs * 32;
-  auto part = [&](int s, int j) { return slices + (static_cast<size_t>(s) * kVecs + j) * 32 + lane; };
+  auto part = [&](int s, int j) {  // slice s's float4 j of this lane
+    return slices + (static_cast<size_t>(s) * kVecs + j) * 32 + lane;
+  };
 #pragma unroll
   for (int j = 0; j < kVecs; ++j)
     st_global_cg_v4(part(slice, j),

@@ -122,8 +122,9 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
   auto end_step = [&](int u) { return min(k_steps, first_step(u) + steps_per_split); };
   // The block's work, in order, for the producer and the consumers alike: work(tile, first K
   // step, end K step, unit, piece) for each. First the units computed whole (all of them without
-  // the tail split); then, with it, pieces of the last wave's tiles: piece q is slice q / tail_tiles of
-  // tail tile q % tail_tiles, round robin over the clusters as the units are. piece = -1: whole.
+  // the tail split); then, with it, pieces of the last wave's tiles: piece q is slice
+  // q / tail_tiles of tail tile q % tail_tiles, round robin over the clusters as the units are.
+  // piece = -1: a whole unit.
   auto for_each_work = [&](auto&& work) {
     for (int u = first_unit; u < tail.whole_units; u += unit_stride)
       work(tile_at(u), first_step(u), end_step(u), u, -1);
@@ -351,8 +352,8 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   return plan_launch(without_64x128, M, N, k, current_sm_count(), forced, false);
 }
 
-// The tail split's plan for one call (TailSplit, hopper_host.cuh): the full waves computed whole, then
-// the last wave's tiles in the number of slices of K that finishes them soonest, and this call's
+// The tail split's plan for one call (TailSplit, hopper_host.cuh): the full waves computed whole,
+// then the last wave's tiles in the number of slices of K that finishes them soonest, and this call's
 // workspace for the pieces' partial sums. With r tiles left for C clusters, s slices take
 // ceil(r s / C) rounds of 1 / s of a tile: 8192^3 on 66 clusters leaves 34 tiles, which take 1
 // round whole, 2 rounds of 1/2 in 2 slices, 2 of 1/3 in 3, 3 of 1/4 in 4; 3 slices win. Where no

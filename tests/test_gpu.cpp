@@ -80,9 +80,9 @@ std::vector<Shape> test_shapes() {
                           // block (272 tiles of 128 x 256), their stages reused across tiles
       // More tiles of 256 x 256 than an H100 or H200 has clusters of 2 (66), and not a whole
       // number of waves: 07's wgmma_persistent_tail_split cuts the last wave's tiles into slices
-      // of K, summed through a workspace. 81 tiles with 9 and 16 K steps (15 tiles left: 2 and 4 slices), the second
-      // with odd N and K (packed operands, C stored from registers, a ragged last K step); 100
-      // tiles with 13 K steps (34 left: 3 slices of 5, 5 and 3 steps).
+      // of K, summed through a workspace. 81 tiles with 9 and 16 K steps (15 tiles left: 2 and 4
+      // slices), the second with odd N and K (packed operands, C stored from registers, a ragged
+      // last K step); 100 tiles with 13 K steps (34 left: 3 slices of 5, 5 and 3 steps).
       {2304, 2304, 520},  {2300, 2301, 1001}, {2560, 2560, 800},
       // The largest single dimension the command line accepts (2^18) along M, N and K in turn:
       // grid dimensions (gridDim.y stops at 65535), and split-K of a deep, tiny product.
