@@ -352,35 +352,36 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   return plan_launch(without_64x128, M, N, k, current_sm_count(), forced, false);
 }
 
-// The tail split's plan for one call (TailSplit, hopper_host.cuh): the full waves computed whole,
-// then the last wave's tiles in the number of slices of K that finishes them soonest, and this call's
-// workspace for the pieces' partial sums. With r tiles left for C clusters, s slices take
-// ceil(r s / C) rounds of 1 / s of a tile: 8192^3 on 66 clusters leaves 34 tiles, which take 1
-// round whole, 2 rounds of 1/2 in 2 slices, 2 of 1/3 in 3, 3 of 1/4 in 4; 3 slices win. Where no
-// number of slices beats whole tiles (4096^3: 58 tiles left, 0.88 of a wave), or the workspace
-// does not fit in the GPU's memory, every tile stays whole.
 // The number of slices for the `left` tiles of the last wave: the one that finishes them soonest,
 // or 1 (whole tiles) where none beats a whole round.
 int tail_slices(int left, int clusters, int k_steps) {
+  if (left == 0) return 1;  // the last wave is a whole one
   int best = 1;
   double best_time = 1.0;  // in tiles: one round of whole tiles
   for (int s = 2; s <= kTailMaxSplits && k_steps >= s * kTailMinSteps; ++s) {
     const double time = static_cast<double>(ceil_div(left * s, clusters)) / s;
     if (time < best_time) best = s, best_time = time;
   }
-  return left == 0 ? 1 : best;
+  return best;
 }
 
+// The tail split's plan for one call (TailSplit, hopper_host.cuh): the full waves computed whole,
+// then the last wave's tiles in the number of slices of K that finishes them soonest, and this
+// call's workspace for the pieces' partial sums. With r tiles left for C clusters, s slices take
+// ceil(r s / C) rounds of 1 / s of a tile: 8192^3 on 66 clusters leaves 34 tiles, which take 1
+// round whole, 2 rounds of 1/2 in 2 slices, 2 of 1/3 in 3, 3 of 1/4 in 4; 3 slices win. Where no
+// number of slices beats whole tiles (4096^3: 58 tiles left, 0.88 of a wave), or the workspace
+// does not fit in the GPU's memory, every tile stays whole.
 class TailSplitPlan {
  public:
-  TailSplitPlan(bool wanted, int units, int clusters, int k_steps, int cluster_blocks,
+  TailSplitPlan(bool wanted, int units, int clusters, int K, int cluster_blocks,
                 int consumer_warps, int bn, cudaStream_t stream) {
     tail_.whole_units = units;  // without the split
-    const int left = units % clusters;
+    const int left = units % clusters, k_steps = ceil_div(K, kBK);
     const int best = tail_slices(left, clusters, k_steps);
     if (!wanted || best == 1) return;
     // KEY: the slices as split-K cuts them, never an empty one (6 K steps in 4: 2 + 2 + 2)
-    const int steps = ceil_div(k_steps, best);
+    const int steps = k_tiles_per_split(K, kBK, best);
     const int splits = ceil_div(k_steps, steps);
     const size_t slots = static_cast<size_t>(left) * cluster_blocks * consumer_warps;
     const size_t partial_bytes = slots * splits * tail_warp_floats(bn) * sizeof(float);
@@ -431,7 +432,7 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits, cuda
   } else {
     static_assert(PERSISTENT, "clusters only in the persistent kernel");
     const int clusters = std::min(units, cluster_slots());
-    const TailSplitPlan plan(tail_split && splits == 1, units, clusters, ceil_div(K, kBK), CLUSTER,
+    const TailSplitPlan plan(tail_split && splits == 1, units, clusters, K, CLUSTER,
                            ws_threads<BM>() / 32 - 4, BN, stream);
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =

@@ -1533,6 +1533,8 @@ def hopper_cluster(c, out, written):
 
 def tail_slices(left, clusters, k_steps, max_splits, min_steps):
     """tail_slices (07_hopper/wgmma_ws.cu): the slices of K that finish the last wave soonest."""
+    if left == 0:
+        return 1  # the last wave is a whole one
     best, best_time = 1, 1.0
     s = 2
     while s <= max_splits and k_steps >= s * min_steps:
@@ -1540,7 +1542,7 @@ def tail_slices(left, clusters, k_steps, max_splits, min_steps):
         if time < best_time:
             best, best_time = s, time
         s += 1
-    return 1 if left == 0 else best
+    return best
 
 
 def hopper_tail_split(c, out, written):
