@@ -4,6 +4,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "common/cli.hpp"
 #include "common/cublas_baseline.cuh"
@@ -147,39 +148,25 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
     print_table_row(row);
     if (!opt.csv.empty()) append_csv(opt.csv, machine, row);
   };
-  // One row: verify the first run's output (C poisoned with NaN before it), then time.
-  auto measure = [&](const std::string& chapter, const std::string& name,
-                     const std::function<void(cudaStream_t)>& launch, bool is_baseline,
-                     const std::string& note) {
+  // The kernels of the table: cuBLAS first (when asked for), then the selected variants.
+  struct Entry {
+    ResultRow row;
+    GpuTimer::Run launch;
+    bool is_baseline;
+  };
+  std::vector<Entry> entries;
+  auto add = [&](const std::string& chapter, const std::string& name, GpuTimer::Run launch,
+                 bool is_baseline, const std::string& note) {
     ResultRow row;
     row.chapter = chapter;
     row.variant = name + suffix;
     row.note = note;
     row.status = "UNVERIFIED";
-    if (reference) {
-      problem.dC.poison(stream);
-      launch(stream);
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      const std::vector<float> c = problem.result();
-      // cuBLAS is checked against the fp64 oracle only: never against its own output.
-      const VerifyResult vr = is_baseline ? reference->verify_oracle_rows(c) : reference->verify(c);
-      row.err_over_bound = vr.max_ratio;
-      row.max_error = vr.max_error;
-      row.status = vr.passed() ? "PASS" : "FAIL";
-      if (!vr.passed()) {
-        all_passed = false;
-        std::printf("  %s: %s\n", name.c_str(), vr.describe().c_str());
-      }
-    }
-    row.time = timer.time(launch, stream, tcfg);
-    if (is_baseline) baseline_ms = row.time.median_ms;
-    report(row);
+    entries.push_back({row, std::move(launch), is_baseline});
   };
-
-  print_table_header("cuBLAS");
   if (cublas) {
     const bool f32 = ch.precision == Precision::kF32;
-    measure("cublas", f32 ? "cublas_sgemm" : "cublas_gemm_f16_f32acc", [&](cudaStream_t s) {
+    add("cublas", f32 ? "cublas_sgemm" : "cublas_gemm_f16_f32acc", [&, f32](cudaStream_t s) {
       if (f32)
         cublas->sgemm(problem.dA.get(), problem.dB.get(), problem.dC.get(), opt.m, opt.n, opt.k, s);
       else
@@ -187,6 +174,42 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
                          opt.k, s);
     }, true, "");
   }
+  for (const Variant* v : selected)
+    add(ch.name, v->name, [&problem, v](cudaStream_t s) { problem.launch(*v, s); }, false,
+        problem.runs_instead(*v));
+
+  // First each kernel's output is verified: the first run's, with C poisoned with NaN before it.
+  if (reference) {
+    for (Entry& e : entries) {
+      problem.dC.poison(stream);
+      e.launch(stream);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      const std::vector<float> c = problem.result();
+      // cuBLAS is checked against the fp64 oracle only: never against its own output.
+      const VerifyResult vr =
+          e.is_baseline ? reference->verify_oracle_rows(c) : reference->verify(c);
+      e.row.err_over_bound = vr.max_ratio;
+      e.row.max_error = vr.max_error;
+      e.row.status = vr.passed() ? "PASS" : "FAIL";
+      if (!vr.passed()) {
+        all_passed = false;
+        std::printf("  %s: %s\n", e.row.variant.c_str(), vr.describe().c_str());
+      }
+    }
+  }
+  // KEY: then all of them are timed in turns, one run of each per round (common/timer.cuh): the
+  // GPU's clock, which falls as it reaches its power limit, is then the same for all of them.
+  std::vector<GpuTimer::Run> runs;
+  for (const Entry& e : entries) runs.push_back(e.launch);
+  const std::vector<Timing> timings = timer.time_in_turns(runs, stream, tcfg);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    entries[i].row.time = timings[i];
+    if (entries[i].is_baseline) baseline_ms = timings[i].median_ms;
+  }
+
+  print_table_header("cuBLAS");
+  size_t next = 0;
+  if (cublas) report(entries[next++].row);
   if (opt.managed) {
     ResultRow row;
     row.chapter = ch.name;
@@ -196,9 +219,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
     row.status = "UNVERIFIED";
     report(row);
   }
-  for (const Variant* v : selected)
-    measure(ch.name, v->name, [&](cudaStream_t s) { problem.launch(*v, s); }, false,
-            problem.runs_instead(*v));
+  for (; next < entries.size(); ++next) report(entries[next].row);
 
   CUDA_CHECK(cudaStreamDestroy(stream));
   if (!all_passed) {

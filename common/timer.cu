@@ -17,34 +17,52 @@ GpuTimer::~GpuTimer() {
   cudaEventDestroy(stop_);
 }
 
-Timing GpuTimer::time(const std::function<void(cudaStream_t)>& run, cudaStream_t stream,
-                      const TimerConfig& cfg) {
-  for (int i = 0; i < cfg.warmup; ++i) run(stream);
+// One timed run: the L2 flushed first (untimed), then the run between two events.
+double GpuTimer::time_once(const Run& run, cudaStream_t stream, unsigned char flush_value) {
+  CUDA_CHECK(cudaMemsetAsync(flush_.get(), flush_value, flush_.bytes(), stream));
+  CUDA_CHECK(cudaEventRecord(start_, stream));
+  run(stream);
+  CUDA_CHECK(cudaEventRecord(stop_, stream));
+  CUDA_CHECK(cudaEventSynchronize(stop_));
+  float ms = 0.0f;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+  return ms;
+}
+
+Timing GpuTimer::time(const Run& run, cudaStream_t stream, const TimerConfig& cfg) {
+  return time_in_turns({run}, stream, cfg).front();
+}
+
+std::vector<Timing> GpuTimer::time_in_turns(const std::vector<Run>& runs, cudaStream_t stream,
+                                            const TimerConfig& cfg) {
+  const size_t n = runs.size();
+  for (int i = 0; i < cfg.warmup; ++i)
+    for (const Run& run : runs) run(stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  std::vector<double> samples;
-  double total = 0.0;
+  std::vector<std::vector<double>> samples(n);
+  double total = 0.0;  // ms of all kernels' timed runs
+  int rounds = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto wall_ms = [&] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
   auto more = [&] {
-    const int n = static_cast<int>(samples.size());
-    if (n < cfg.min_reps) return true;
-    return n < cfg.max_reps && total < cfg.min_total_ms && wall_ms() < cfg.max_wall_ms;
+    if (rounds < cfg.min_reps) return true;
+    return rounds < cfg.max_reps && total < n * cfg.min_total_ms && wall_ms() < n * cfg.max_wall_ms;
   };
   while (more()) {
-    CUDA_CHECK(cudaMemsetAsync(flush_.get(), samples.size() & 0xFF, flush_.bytes(), stream));
-    CUDA_CHECK(cudaEventRecord(start_, stream));
-    run(stream);
-    CUDA_CHECK(cudaEventRecord(stop_, stream));
-    CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    samples.push_back(ms);
-    total += ms;
+    for (size_t turn = 0; turn < n; ++turn) {
+      const size_t j = (rounds + turn) % n;  // KEY: who goes first moves along each round
+      const double ms = time_once(runs[j], stream, static_cast<unsigned char>(rounds & 0xFF));
+      samples[j].push_back(ms);
+      total += ms;
+    }
+    ++rounds;
   }
-  return summarize(samples);
+  std::vector<Timing> timings;
+  for (auto& s : samples) timings.push_back(summarize(std::move(s)));
+  return timings;
 }
 
 }  // namespace gemm

@@ -6,11 +6,16 @@
 //     spend most of their time flushing the cache);
 //   - before every timed run the L2 cache is flushed by writing a buffer twice its size, so a
 //     run never profits from data the previous run left in L2 (the flush itself is not timed);
-//   - the median is reported (the min alongside).
+//   - the median is reported (the min alongside);
+//   - kernels that are compared (a chapter's variants and cuBLAS) are timed IN TURNS, one run of
+//     each per round, so that all of them run at the same clock and temperature: a GPU that
+//     reaches its power limit slows down within a second, and whichever kernel went first would
+//     otherwise be timed on a cooler, faster GPU than the ones after it.
 // docs/benchmarking.md explains each choice.
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -35,10 +40,22 @@ class GpuTimer {
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
 
-  Timing time(const std::function<void(cudaStream_t)>& run, cudaStream_t stream,
-              const TimerConfig& cfg);
+  using Run = std::function<void(cudaStream_t)>;
+
+  // One kernel on its own.
+  Timing time(const Run& run, cudaStream_t stream, const TimerConfig& cfg);
+
+  // Several kernels in turns: `cfg.warmup` rounds untimed, then rounds of one timed run of each,
+  // the first of each round moving along (0 1 2, 1 2 0, 2 0 1, ...) so that no kernel always runs
+  // right after the same other one. At least `cfg.min_reps` rounds, then more until the runs add
+  // up to `min_total_ms` per kernel (at most `max_reps` rounds, `max_wall_ms` per kernel of wall
+  // time). One Timing per kernel, in the order of `runs`.
+  std::vector<Timing> time_in_turns(const std::vector<Run>& runs, cudaStream_t stream,
+                                    const TimerConfig& cfg);
 
  private:
+  double time_once(const Run& run, cudaStream_t stream, unsigned char flush_value);
+
   DeviceBuffer<unsigned char> flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };

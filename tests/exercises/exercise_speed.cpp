@@ -26,7 +26,6 @@
 //   ./build/tests/02_shared_tiling_exercise_speed
 //   GEMM_SPEED_SIZE=4096 ./build/tests/02_shared_tiling_exercise_speed
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -102,52 +101,15 @@ struct PairTiming {
   gemm::Timing subject, reference;
 };
 
-// Both kernels, taking turns, each run timed on its own after an L2 flush (GpuTimer with one run
-// per call). The chapters' TimerConfig decides how many: its warm-up, then at least min_reps runs
-// each, and more until each has min_total_ms of kernel time, up to max_reps or max_wall_ms.
+// Both kernels, taking turns (S R, R S, S R, ...), each run timed on its own after an L2 flush,
+// with the chapters' TimerConfig (GpuTimer::time_in_turns, common/timer.cuh).
 PairTiming time_taking_turns(gemm::GpuTimer& timer, gemm::Problem& p, const gemm::Variant& subject,
                              const gemm::Variant& reference, cudaStream_t s) {
-  const gemm::TimerConfig cfg;
-  gemm::TimerConfig one_run;
-  one_run.warmup = 0;
-  one_run.min_reps = 1;
-  one_run.max_reps = 1;
-  auto time_one = [&](const gemm::Variant& v) {
-    return timer.time([&](cudaStream_t st) { p.launch(v, st); }, s, one_run).median_ms;
-  };
-
-  for (int i = 0; i < cfg.warmup; ++i) {
-    p.launch(subject, s);
-    p.launch(reference, s);
-  }
-  CUDA_CHECK(cudaStreamSynchronize(s));
-
-  std::vector<double> ts, tr;
-  double total_s = 0.0, total_r = 0.0;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto more = [&] {
-    const int n = static_cast<int>(ts.size());
-    if (n < cfg.min_reps) return true;
-    const double wall =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return n < cfg.max_reps && std::min(total_s, total_r) < cfg.min_total_ms &&
-           wall < cfg.max_wall_ms;
-  };
-  while (more()) {
-    // KEY: take turns, and swap who goes first each time (S R R S S R ...), so neither kernel
-    // always runs right after the other.
-    const bool subject_first = ts.size() % 2 == 0;
-    for (int turn = 0; turn < 2; ++turn) {
-      if ((turn == 0) == subject_first) {
-        ts.push_back(time_one(subject));
-        total_s += ts.back();
-      } else {
-        tr.push_back(time_one(reference));
-        total_r += tr.back();
-      }
-    }
-  }
-  return {gemm::summarize(ts), gemm::summarize(tr)};
+  const std::vector<gemm::Timing> t = timer.time_in_turns(
+      {[&](cudaStream_t st) { p.launch(subject, st); },
+       [&](cudaStream_t st) { p.launch(reference, st); }},
+      s, gemm::TimerConfig{});
+  return {t[0], t[1]};
 }
 
 // Exactly one kernel, as an exercise exports (exercise_main.cu checks the same).
