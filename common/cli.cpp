@@ -41,7 +41,11 @@ std::string usage_text(const CliSpec& spec) {
      << "  --variant NAME    run one variant, or 'all' (default: all)\n"
      << "  --list            list this chapter's variants and exit\n"
      << "  --iters N         minimum timed repetitions (default 10; more until 0.3 s is timed)\n"
-     << "  --warmup N        untimed runs before timing (default 2)\n"
+     << "  --warmup N        untimed runs of each kernel before timing (default 2)\n"
+     << "  --timing HOW      'turns' (default): cuBLAS and the variants timed in rounds, one run\n"
+     << "                    of each per round, all at the same clock; 'alone': each on its own,\n"
+     << "                    one after the other (with a long --warmup, each at the clock its own\n"
+     << "                    power draw allows: docs/benchmarking.md, section 5)\n"
      << "  --no-verify       skip verification (timing only)\n"
      << "  --no-baseline     do not run cuBLAS (no % column; large sizes are then verified on\n"
      << "                    sampled rows only). For compute-sanitizer runs: cuBLAS's kernels\n"
@@ -114,6 +118,11 @@ ParseResult parse_command_line(int argc, const char* const* argv, const CliSpec&
       } else {
         (arg == "--iters" ? o.iters : o.warmup) = static_cast<int>(count);
       }
+    } else if (arg == "--timing") {
+      if (!value(v) || (v != "turns" && v != "alone"))
+        err = "--timing must be 'turns' or 'alone'.";
+      else
+        o.alone = (v == "alone");
     } else if (arg == "--variant") {
       if (!value(o.variant)) err = "--variant needs a name (see --list) or 'all'.";
     } else if (arg == "--no-verify") {

@@ -14,6 +14,8 @@ struct Options {
   std::string variant = "all";    // --variant NAME|all
   int iters = 10;                 // minimum timed repetitions
   int warmup = 2;                 // untimed runs before timing
+  bool alone = false;             // --timing alone: each kernel timed on its own, one after the
+                                  // other (default --timing turns: all of them in rounds)
   bool verify = true;             // --no-verify turns verification off
   std::string csv;                // --csv FILE: append machine-readable rows
   std::string resources_csv;      // --resources-csv FILE: the kernels' registers, shared memory

@@ -199,9 +199,14 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   }
   // KEY: then all of them are timed in turns, one run of each per round (common/timer.cuh): the
   // GPU's clock, which falls as it reaches its power limit, is then the same for all of them.
+  // (--timing alone: one after the other, each after its own warm-up.)
   std::vector<GpuTimer::Run> runs;
   for (const Entry& e : entries) runs.push_back(e.launch);
-  const std::vector<Timing> timings = timer.time_in_turns(runs, stream, tcfg);
+  std::vector<Timing> timings;
+  if (opt.alone)
+    for (const GpuTimer::Run& run : runs) timings.push_back(timer.time(run, stream, tcfg));
+  else
+    timings = timer.time_in_turns(runs, stream, tcfg);
   for (size_t i = 0; i < entries.size(); ++i) {
     entries[i].row.time = timings[i];
     if (entries[i].is_baseline) baseline_ms = timings[i].median_ms;

@@ -41,7 +41,8 @@ TEST_CASE("cli: defaults", "[cli]") {
 
 TEST_CASE("cli: --size, then --m --n --k override one dimension each", "[cli]") {
   const auto r = parse({"--size", "100", "--k", "7", "--variant", "second", "--seed", "5",
-                        "--no-verify", "--iters", "3", "--warmup", "0", "--memory", "managed"});
+                        "--no-verify", "--iters", "3", "--warmup", "0", "--memory", "managed",
+                        "--timing", "alone"});
   REQUIRE(r.exit_code == -1);
   CHECK(r.options.m == 100);
   CHECK(r.options.n == 100);
@@ -52,6 +53,7 @@ TEST_CASE("cli: --size, then --m --n --k override one dimension each", "[cli]") 
   CHECK(r.options.iters == 3);
   CHECK(r.options.warmup == 0);
   CHECK(r.options.managed);
+  CHECK(r.options.alone);
 }
 
 TEST_CASE("cli: a fresh seed when none is given", "[cli]") {
@@ -67,7 +69,8 @@ TEST_CASE("cli: every bad input gets exit code 2 and one sentence", "[cli]") {
       {"--k"},               {"--size", "99999999"},  {"--size", "100000"},
       {"--variant", "nope"}, {"--variant"},           {"--iters", "0"},
       {"--warmup", "-1"},    {"--seed", "x"},         {"--memory", "pinned"},
-      {"--csv"},             {"--bogus"},             {"--m", "300000", "--n", "1", "--k", "1"},
+      {"--csv"},             {"--bogus"},             {"--timing", "both"},
+      {"--timing"},          {"--m", "300000", "--n", "1", "--k", "1"},
   };
   for (const auto& args : bad) {
     std::string joined;
