@@ -54,8 +54,8 @@
 // Build and run:  cmake --build build --target 07_hopper
 //                 ./build/bin/07_hopper --variant wgmma_persistent
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV). On an H100, % of
-// cuBLAS at 4096^3 / 8192^3: step 2 90% / 77%, step 3 95% / 99%, step 4 96% / 102%, step 5 98% /
-// 101% (docs/figures/h100/results.csv, one run; README.md, sections 9 and 10).
+// cuBLAS at 4096^3 / 8192^3, timed in turns: step 2 95% / 76%, step 3 98% / 104%, step 4 98% /
+// 104%, step 5 100% / 105% (docs/figures/h100/results.csv, one run; README.md, "Measured").
 // =================================================================================================
 #include "07_hopper/hopper.cuh"
 
