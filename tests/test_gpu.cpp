@@ -29,6 +29,7 @@
 #include "catch_compat.hpp"
 #include "common/cublas_baseline.cuh"
 #include "common/problem.cuh"
+#include "common/timer.cuh"
 #ifdef GEMM_EXERCISE_SUITE
 #include "exercises/exercise_suite.hpp"  // all_gpu_chapters(): the exercise; Grader
 #else
@@ -544,6 +545,48 @@ TEST_CASE("the verifier rejects deliberately broken kernels", "[broken]") {
       CHECK(r.failed > 0);
     }
 }
+
+#ifndef GEMM_EXERCISE_SUITE
+// The timer that every table's numbers come from (common/timer.cuh): in turns, the first of each
+// round moves along, every kernel gets the same number of runs, and each run is timed on its own.
+// The "kernels" are two memsets, one writing twice the bytes of the other (both far larger than
+// L2, so bandwidth-bound): the second must take about twice as long.
+TEST_CASE("the timer takes turns and times each kernel on its own", "[timer]") {
+  gemm::DeviceInfo dev;
+  std::string why;
+  REQUIRE(gemm::query_device(dev, why));
+  gemm::GpuTimer timer(dev);
+  const size_t small = std::max<size_t>(4u * static_cast<size_t>(dev.l2_bytes), 64u << 20);
+  gemm::DeviceBuffer<unsigned char> buffer(2 * small);
+  std::string order;  // who ran, in order: warm-up included
+  const gemm::GpuTimer::Run one = [&](cudaStream_t s) {
+    order += 'A';
+    CUDA_CHECK(cudaMemsetAsync(buffer.get(), 1, small, s));
+  };
+  const gemm::GpuTimer::Run two = [&](cudaStream_t s) {
+    order += 'B';
+    CUDA_CHECK(cudaMemsetAsync(buffer.get(), 2, 2 * small, s));
+  };
+  gemm::TimerConfig cfg;
+  cfg.warmup = 1;
+  cfg.min_reps = 4;
+  cfg.min_total_ms = 0.0;  // exactly min_reps rounds
+  const std::vector<gemm::Timing> t = timer.time_in_turns({one, two}, nullptr, cfg);
+  CHECK(order == "AB" "AB" "BA" "AB" "BA");  // the warm-up round, then who goes first alternates
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].reps == 4);
+  CHECK(t[1].reps == 4);
+  const double ratio = t[1].median_ms / t[0].median_ms;
+  INFO("A " << t[0].median_ms << " ms, B " << t[1].median_ms << " ms");
+  CHECK(ratio > 1.6);
+  CHECK(ratio < 2.4);
+  // One kernel alone: the same rule, at least min_reps runs.
+  order.clear();
+  const gemm::Timing alone = timer.time(one, nullptr, cfg);
+  CHECK(alone.reps == 4);
+  CHECK(order == "AAAAA");
+}
+#endif
 
 // Not a correctness test: it only runs the racy kernels, so that
 //   compute-sanitizer --tool racecheck gpu_tests "[race-demo]"
