@@ -52,6 +52,7 @@ std::string usage_text(const CliSpec& spec) {
      << "                    are not ours to check\n"
      << "  --csv FILE        append one row per variant to FILE (for scripts/plot.py)\n"
      << "  --resources-csv F append each kernel's registers, shared memory and occupancy to F\n"
+     << "  --samples-csv F   append every timed run (kernel, seconds since start, ms) to F\n"
      << "  --seed S          seed of the random inputs (default: a fresh seed, printed)\n";
   if (spec.allows_managed)
     os << "  --memory KIND     'device' (cudaMalloc, default) or 'managed' (unified memory)\n";
@@ -133,6 +134,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, const CliSpec&
       if (!value(o.csv)) err = "--csv needs a file name.";
     } else if (arg == "--resources-csv") {
       if (!value(o.resources_csv)) err = "--resources-csv needs a file name.";
+    } else if (arg == "--samples-csv") {
+      if (!value(o.samples_csv)) err = "--samples-csv needs a file name.";
     } else if (arg == "--seed") {
       long long s = 0;
       if (!value(v) || !parse_int(v, 0, 0x7fffffffffffffffLL, s)) {

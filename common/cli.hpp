@@ -20,6 +20,7 @@ struct Options {
   std::string csv;                // --csv FILE: append machine-readable rows
   std::string resources_csv;      // --resources-csv FILE: the kernels' registers, shared memory
                                   // and occupancy (docs/tile_size_tradeoffs.md)
+  std::string samples_csv;        // --samples-csv FILE: every timed run's time (timing.png)
   std::uint64_t seed = 0;         // --seed; random (and printed) when not given
   bool seed_given = false;
   bool baseline = true;           // --no-baseline: do not run cuBLAS (sanitizer runs)

@@ -47,6 +47,19 @@ double first_launch_on_host_pages(Problem& p, const Variant& v, const DeviceInfo
   return ms;
 }
 
+// --samples-csv: one row per timed run (scripts/plot.py draws timing.png from them).
+void append_samples_csv(const std::string& path, const std::string& device,
+                        const std::string& chapter, const std::vector<std::string>& names,
+                        const Options& opt, const std::vector<GpuTimer::Sample>& samples) {
+  const bool fresh = !std::ifstream(path).good() || std::ifstream(path).peek() == EOF;
+  std::ofstream csv(path, std::ios::app);
+  if (fresh) csv << "device,commit,chapter,variant,m,n,k,timing,seconds,ms\n";
+  for (const GpuTimer::Sample& x : samples)
+    csv << '"' << device << "\"," << git_commit() << ',' << chapter << ',' << names[x.kernel]
+        << ',' << opt.m << ',' << opt.n << ',' << opt.k << ',' << (opt.alone ? "alone" : "turns")
+        << ',' << x.at_s << ',' << x.ms << '\n';
+}
+
 }  // namespace
 
 int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
@@ -91,9 +104,11 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
     std::fprintf(stderr, "%s\n", shortfall.c_str());
     return kExitBadInput;
   }
-  if (!opt.csv.empty() && !std::ofstream(opt.csv, std::ios::app)) {
-    std::fprintf(stderr, "Cannot open the CSV file '%s' for writing.\n", opt.csv.c_str());
-    return kExitBadInput;
+  for (const std::string& path : {opt.csv, opt.samples_csv}) {
+    if (!path.empty() && !std::ofstream(path, std::ios::app)) {
+      std::fprintf(stderr, "Cannot open the CSV file '%s' for writing.\n", path.c_str());
+      return kExitBadInput;
+    }
   }
 
   std::printf("%s: %s\n", ch.name.c_str(), ch.description.c_str());
@@ -203,10 +218,24 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   std::vector<GpuTimer::Run> runs;
   for (const Entry& e : entries) runs.push_back(e.launch);
   std::vector<Timing> timings;
-  if (opt.alone)
-    for (const GpuTimer::Run& run : runs) timings.push_back(timer.time(run, stream, tcfg));
-  else
+  std::vector<GpuTimer::Sample> samples;  // every timed run, for --samples-csv
+  if (opt.alone) {
+    for (size_t i = 0; i < runs.size(); ++i) {
+      timings.push_back(timer.time(runs[i], stream, tcfg));
+      for (GpuTimer::Sample x : timer.last_samples()) {
+        x.kernel = static_cast<int>(i);
+        samples.push_back(x);
+      }
+    }
+  } else {
     timings = timer.time_in_turns(runs, stream, tcfg);
+    samples = timer.last_samples();
+  }
+  if (!opt.samples_csv.empty()) {
+    std::vector<std::string> names;
+    for (const Entry& e : entries) names.push_back(e.row.variant);
+    append_samples_csv(opt.samples_csv, machine.device, ch.name, names, opt, samples);
+  }
   for (size_t i = 0; i < entries.size(); ++i) {
     entries[i].row.time = timings[i];
     if (entries[i].is_baseline) baseline_ms = timings[i].median_ms;

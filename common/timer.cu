@@ -41,6 +41,7 @@ std::vector<Timing> GpuTimer::time_in_turns(const std::vector<Run>& runs, cudaSt
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   std::vector<std::vector<double>> samples(n);
+  last_.clear();
   double total = 0.0;  // ms of all kernels' timed runs
   int rounds = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -57,6 +58,9 @@ std::vector<Timing> GpuTimer::time_in_turns(const std::vector<Run>& runs, cudaSt
       const double ms = time_once(runs[j], stream, static_cast<unsigned char>(rounds & 0xFF));
       samples[j].push_back(ms);
       total += ms;
+      const double at_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - born_).count();
+      last_.push_back({static_cast<int>(j), at_s, ms});
     }
     ++rounds;
   }

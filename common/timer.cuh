@@ -14,6 +14,7 @@
 // docs/benchmarking.md explains each choice.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -53,11 +54,23 @@ class GpuTimer {
   std::vector<Timing> time_in_turns(const std::vector<Run>& runs, cudaStream_t stream,
                                     const TimerConfig& cfg);
 
+  // Every timed run of the last call, in the order they ran (--samples-csv writes them; the
+  // figure timing.png draws them): which kernel of the call, when it finished (seconds since this
+  // timer was made, so calls one after the other line up), and its time.
+  struct Sample {
+    int kernel;
+    double at_s;
+    double ms;
+  };
+  const std::vector<Sample>& last_samples() const { return last_; }
+
  private:
   double time_once(const Run& run, cudaStream_t stream, unsigned char flush_value);
 
   DeviceBuffer<unsigned char> flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::chrono::steady_clock::time_point born_ = std::chrono::steady_clock::now();
+  std::vector<Sample> last_;
 };
 
 }  // namespace gemm

@@ -32,6 +32,9 @@ Other GPUs: every folder next to results.csv that holds a results.csv of its own
 written by scripts/bench_my_gpu.sh) is another GPU's run of the same benchmark. For each, OUTDIR gets
 
   ladder_NAME.png     that GPU's ladder, drawn as ladder.png
+  timing_NAME.png     where that folder has timing_samples.csv (a program's --samples-csv): every
+                      timed run of cuBLAS and a variant, timed one after the other and in turns
+                      (docs/benchmarking.md, section 5); timing.png from the reference folder's
   gpus.png            every GPU side by side: each chapter's headline at 4096^3 in TFLOPS and as
                       % of cuBLAS on the same GPU (drawn when there is at least one other GPU)
 Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotlib
@@ -508,6 +511,41 @@ def fp16_error(rows, out, written):
     save(fig, out, "fp16_error.png", written)
 
 
+def timing(samples, out, written, name="timing.png"):
+    """Every timed run of one process per way of timing (a program's --samples-csv): the time of
+    each run against the seconds since the process started timing, cuBLAS and each variant in
+    its own colour, one panel per way (one after the other, in turns)."""
+    ways = [w for w in ("alone", "turns") if any(r["timing"] == w for r in samples)]
+    titles = {"alone": "one after the other, cuBLAS first (--timing alone)",
+              "turns": "in turns, one run of each per round (the default)"}
+    fig, axes = plt.subplots(len(ways), 1, figsize=(9, 3.2 * len(ways)), sharey=True, squeeze=False)
+    colours = ["#8172b2", "#55a868", "#c44e52", "#4c72b0", "#dd8452"]
+    for ax, way in zip(axes[:, 0], ways):
+        mine = [r for r in samples if r["timing"] == way]
+        variants = list(dict.fromkeys(r["variant"] for r in mine))  # the program's order: cuBLAS first
+        medians = {}
+        for v in variants:
+            ms = sorted(float(r["ms"]) for r in mine if r["variant"] == v)
+            n = len(ms)
+            medians[v] = ms[n // 2] if n % 2 else 0.5 * (ms[n // 2 - 1] + ms[n // 2])
+        base = medians[variants[0]] if variants[0].startswith("cublas") else None
+        for v, colour in zip(variants, colours):
+            xs = [float(r["seconds"]) for r in mine if r["variant"] == v]
+            ys = [float(r["ms"]) for r in mine if r["variant"] == v]
+            pct = f", {100 * base / medians[v]:.1f}% of cuBLAS" if base and v != variants[0] else ""
+            ax.plot(xs, ys, ".", ms=3, color=colour,
+                    label=f"{v}: median {medians[v]:.3f} ms{pct}")
+            ax.axhline(medians[v], color=colour, lw=0.8, ls="--")
+        first = mine[0]
+        ax.set_title(f"{titles[way]}: {first['chapter']} at {first['m']} x {first['n']} x {first['k']}",
+                     fontsize=10)
+        ax.set_ylabel("ms per run")
+        ax.legend(fontsize=8, loc="upper left")
+    axes[-1, 0].set_xlabel("seconds since the program's timer was made (warm-up runs untimed)")
+    fig.suptitle(f"The same two kernels timed two ways on one {samples[0]['device']}", fontsize=11)
+    save(fig, out, name, written)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
@@ -530,6 +568,10 @@ def main():
     for name, other in others.items():
         other_machine = load(here / name / "machine.csv") if (here / name / "machine.csv").exists() else []
         ladder(other, out, written, f"ladder_{name}.png", other_machine)
+        if (here / name / "timing_samples.csv").exists():
+            timing(load(here / name / "timing_samples.csv"), out, written, f"timing_{name}.png")
+    if (here / "timing_samples.csv").exists():
+        timing(load(here / "timing_samples.csv"), out, written)
     if others:
         device = lambda r: r[0]["device"] if r else "?"  # noqa: E731
         gpus({device(rows): rows, **{device(o): o for o in others.values()}}, out, written)

@@ -42,7 +42,7 @@ TEST_CASE("cli: defaults", "[cli]") {
 TEST_CASE("cli: --size, then --m --n --k override one dimension each", "[cli]") {
   const auto r = parse({"--size", "100", "--k", "7", "--variant", "second", "--seed", "5",
                         "--no-verify", "--iters", "3", "--warmup", "0", "--memory", "managed",
-                        "--timing", "alone"});
+                        "--timing", "alone", "--samples-csv", "s.csv"});
   REQUIRE(r.exit_code == -1);
   CHECK(r.options.m == 100);
   CHECK(r.options.n == 100);
@@ -54,6 +54,7 @@ TEST_CASE("cli: --size, then --m --n --k override one dimension each", "[cli]") 
   CHECK(r.options.warmup == 0);
   CHECK(r.options.managed);
   CHECK(r.options.alone);
+  CHECK(r.options.samples_csv == "s.csv");
 }
 
 TEST_CASE("cli: a fresh seed when none is given", "[cli]") {
@@ -70,7 +71,7 @@ TEST_CASE("cli: every bad input gets exit code 2 and one sentence", "[cli]") {
       {"--variant", "nope"}, {"--variant"},           {"--iters", "0"},
       {"--warmup", "-1"},    {"--seed", "x"},         {"--memory", "pinned"},
       {"--csv"},             {"--bogus"},             {"--timing", "both"},
-      {"--timing"},          {"--m", "300000", "--n", "1", "--k", "1"},
+      {"--timing"},          {"--samples-csv"},       {"--m", "300000", "--n", "1", "--k", "1"},
   };
   for (const auto& args : bad) {
     std::string joined;

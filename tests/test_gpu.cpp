@@ -573,6 +573,15 @@ TEST_CASE("the timer takes turns and times each kernel on its own", "[timer]") {
   cfg.min_total_ms = 0.0;  // exactly min_reps rounds
   const std::vector<gemm::Timing> t = timer.time_in_turns({one, two}, nullptr, cfg);
   CHECK(order == "AB" "AB" "BA" "AB" "BA");  // the warm-up round, then who goes first alternates
+  // The samples, in the order they ran, at increasing times.
+  const std::vector<gemm::GpuTimer::Sample>& xs = timer.last_samples();
+  REQUIRE(xs.size() == 8);
+  std::string sampled;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    sampled += xs[i].kernel == 0 ? 'A' : 'B';
+    if (i > 0) CHECK(xs[i].at_s > xs[i - 1].at_s);
+  }
+  CHECK(sampled == "ABBAABBA");
   REQUIRE(t.size() == 2);
   CHECK(t[0].reps == 4);
   CHECK(t[1].reps == 4);
