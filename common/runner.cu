@@ -51,7 +51,8 @@ double first_launch_on_host_pages(Problem& p, const Variant& v, const DeviceInfo
 void append_samples_csv(const std::string& path, const std::string& device,
                         const std::string& chapter, const std::vector<std::string>& names,
                         const Options& opt, const std::vector<GpuTimer::Sample>& samples) {
-  const bool fresh = !std::ifstream(path).good() || std::ifstream(path).peek() == EOF;
+  std::ifstream existing(path);
+  const bool fresh = !existing || existing.peek() == EOF;  // no header yet
   std::ofstream csv(path, std::ios::app);
   if (fresh) csv << "device,commit,chapter,variant,m,n,k,timing,seconds,ms\n";
   for (const GpuTimer::Sample& x : samples)

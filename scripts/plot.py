@@ -43,6 +43,7 @@ Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotli
 import argparse
 import csv
 import pathlib
+import statistics
 import sys
 
 import matplotlib
@@ -523,11 +524,8 @@ def timing(samples, out, written, name="timing.png"):
     for ax, way in zip(axes[:, 0], ways):
         mine = [r for r in samples if r["timing"] == way]
         variants = list(dict.fromkeys(r["variant"] for r in mine))  # the program's order: cuBLAS first
-        medians = {}
-        for v in variants:
-            ms = sorted(float(r["ms"]) for r in mine if r["variant"] == v)
-            n = len(ms)
-            medians[v] = ms[n // 2] if n % 2 else 0.5 * (ms[n // 2 - 1] + ms[n // 2])
+        medians = {v: statistics.median(float(r["ms"]) for r in mine if r["variant"] == v)
+                   for v in variants}
         base = medians[variants[0]] if variants[0].startswith("cublas") else None
         for v, colour in zip(variants, colours):
             xs = [float(r["seconds"]) for r in mine if r["variant"] == v]
