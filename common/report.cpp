@@ -58,16 +58,16 @@ bool append_csv(const std::string& path, const MachineInfo& mi, const ResultRow&
   if (fresh)
     out << "device,sm_clock_mhz,cuda_version,commit,chapter,variant,precision,m,n,k,"
            "median_ms,min_ms,reps,gflops,pct_of_cublas,err_over_bound,status,"
-           "peak_fp32_gflops,peak_dram_gbs,max_error,note\n";
+           "peak_fp32_gflops,peak_dram_gbs,max_error,note,timing\n";
   char line[1024];
   // Device names contain spaces but no commas or quotes; quote them anyway for spreadsheet tools.
   std::snprintf(line, sizeof line,
-                "\"%s\",%d,%s,%s,%s,%s,%s,%d,%d,%d,%.6f,%.6f,%d,%.2f,%.2f,%.4g,%s,%.1f,%.1f,%.4g,\"%s\"\n",
+                "\"%s\",%d,%s,%s,%s,%s,%s,%d,%d,%d,%.6f,%.6f,%d,%.2f,%.2f,%.4g,%s,%.1f,%.1f,%.4g,\"%s\",%s\n",
                 mi.device.c_str(), mi.sm_clock_mhz, mi.cuda_version.c_str(), git_commit(),
                 r.chapter.c_str(), r.variant.c_str(), r.precision.c_str(), r.m, r.n, r.k,
                 r.time.median_ms, r.time.min_ms, r.time.reps, r.gflops, r.pct_of_baseline,
                 r.err_over_bound, r.status.c_str(), mi.peak_gflops, mi.peak_gbs, r.max_error,
-                r.note.c_str());
+                r.note.c_str(), r.timing.c_str());
   out << line;
   return static_cast<bool>(out);
 }

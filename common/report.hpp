@@ -29,6 +29,8 @@ struct ResultRow {
   double max_error = -1.0;        // max |c - ref|; < 0: not verified
   std::string status;             // PASS, FAIL or UNVERIFIED
   std::string note;               // what ran instead of the named kernel (Variant::runs_instead)
+  std::string timing;             // "turns" (in rounds with cuBLAS) or "alone" (--timing, and
+                                  // chapter 00, which times each loop on its own)
 };
 
 struct MachineInfo {

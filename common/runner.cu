@@ -159,6 +159,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
     row.m = opt.m;
     row.n = opt.n;
     row.k = opt.k;
+    row.timing = opt.alone ? "alone" : "turns";
     row.gflops = gflops(opt.m, opt.n, opt.k, row.time.median_ms);
     if (baseline_ms > 0) row.pct_of_baseline = 100.0 * baseline_ms / row.time.median_ms;
     print_table_row(row);
