@@ -349,3 +349,49 @@ def lint(text):
                 continue  # 100%, or a shape or factor like "4x" (exact, not measured)
             found.append((i, figure))
     return found
+
+
+def selftest():
+    """The generator must reject what it exists to catch: a stale figure, a figure typed by hand, an
+    expression that reads nothing. Returns the number of failed checks (the ctest
+    doc_numbers_selftest runs it)."""
+    sources = Sources()
+    failures = []
+
+    def expect(what, ok):
+        print(("ok    " if ok else "FAIL  ") + what)
+        if not ok:
+            failures.append(what)
+
+    row = next(r for r in sources.load("results") if r["chapter"] == "01_naive")
+    size = "x".join(row[d] for d in "mnk")
+    stale = f'<!--= ms("{row["variant"]}", "{size}") -->999.999<!--/-->'
+    fresh = fill(stale, sources, "selftest")
+    expect("a stale figure is rewritten from its CSV row",
+           fresh != stale and f"-->{float(row['median_ms']):.3f}<!--/-->" in fresh)
+    expect("a filled figure is left as it is", fill(fresh, sources, "selftest") == fresh)
+    expect("a derived figure is computed: 512 x 512 x 16384 is 8.6 GFLOP",
+           "-->8.6<!--/-->" in fill('<!--= fmt(gflop(512, 512, 16384), "{:.1f}") -->16<!--/-->',
+                                    sources, "selftest"))
+    for bad in ('<!--= pct("no_such_variant") -->1%<!--/-->', '<!--= 1.0 / 3 -->0.3<!--/-->'):
+        try:
+            fill(bad, sources, "selftest")
+            expect(f"an expression that cannot give a figure fails: {bad}", False)
+        except SystemExit:
+            expect(f"an expression that cannot give a figure fails: {bad}", True)
+    typed = "It runs at 92.1% of cuBLAS, 47.3 TFLOPS, 1.5x faster, moving 4,335 MB in 2.9 ms."
+    expect("the lint finds every figure typed by hand",
+           [f for _, f in lint(typed)] == ["92.1%", "47.3 TFLOPS", "1.5x", "4,335 MB", "2.9 ms"])
+    exempt = ("A `1.2 ms` code span, a 128 x 128 tile, 100% of the rows, " + fresh +
+              ", and <!-- results:01_naive -->\n| 3.5 ms |\n<!-- /results -->")
+    expect("the lint skips code, shapes, exact percentages, markers and generated tables",
+           lint(exempt) == [])
+    return len(failures)
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] != ["--selftest"]:
+        sys.exit("usage: python3 scripts/doc_numbers.py --selftest   (the generator runs through "
+                 "scripts/results_table.py --update/--check/--lint)")
+    sys.exit(1 if selftest() else 0)

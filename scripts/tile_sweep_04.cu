@@ -193,12 +193,13 @@ int main(int argc, char** argv) {
   for (const Row& r : rows) all_passed = all_passed && r.passed;
   if (!csv.empty()) {
     out << "device,commit,size,params,threads,regs,local_bytes,smem_bytes,blocks_per_sm,median_ms,"
-           "gflops,cublas_ms,pct_of_cublas,status\n";
+           "gflops,cublas_ms,pct_of_cublas,status,timing\n";
     for (const Row& r : rows)
       out << dev.name << ',' << gemm::git_commit() << ',' << n << ',' << r.params << ','
           << r.threads << ',' << r.regs << ',' << r.local_bytes << ',' << r.smem_bytes << ','
           << r.blocks_per_sm << ',' << r.ms << ',' << r.gflops << ',' << p.cublas_ms << ','
-          << r.pct << ',' << (r.passed ? "PASS" : "FAIL") << '\n';
+          << r.pct << ',' << (r.passed ? "PASS" : "FAIL")
+          << ",alone\n";  // cuBLAS first, then each candidate on its own
     std::printf("\ntile_sweep_04: %zu candidates -> %s\n", rows.size(), csv.c_str());
   }
   return all_passed ? gemm::kExitOk : gemm::kExitVerifyFailed;
