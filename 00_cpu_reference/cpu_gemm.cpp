@@ -74,9 +74,10 @@ void ijk_register(const float* __restrict A, const float* __restrict B, float* _
 // every element of C (k still goes 0, 1, 2, ... for each C[i][j]), so the result is identical.
 // Now A[i][k] is one number held in a register, and the inner loop walks row k of B and row i of
 // C with unit stride: consecutive j are consecutive floats, 16 to a 64-byte cache line. The j
-// iterations are independent, so the compiler vectorizes the loop into SIMD multiply-adds, four
-// (SSE) or eight (AVX) elements of C per instruction. The row of C is zeroed first because it now
-// collects partial sums across the k loop.
+// iterations are independent, so the compiler vectorizes the loop: a SIMD multiply and a SIMD add
+// (mulps, addps) for four elements of C at a time with this build's SSE2 (AVX would do eight, and
+// FMA instructions would fuse the two). The row of C is zeroed first because it now collects
+// partial sums across the k loop.
 void ikj(const float* __restrict A, const float* __restrict B, float* __restrict C, int M, int N,
          int K) {
   for (int i = 0; i < M; ++i) {
