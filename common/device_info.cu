@@ -74,7 +74,7 @@ void print_device_header(const DeviceInfo& d) {
   std::printf("GPU %d: %s (compute capability %d.%d), %d SMs, SM clock %d MHz, memory clock %d MHz\n",
               d.id, d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count, d.sm_clock_khz / 1000,
               d.mem_clock_khz / 1000);
-  std::printf("     L2 %.0f MB, peak FP32 %.1f TFLOPS, peak DRAM %.0f GB/s; CUDA runtime %s, driver %s\n",
+  std::printf("     L2 %.0f MiB, peak FP32 %.1f TFLOPS, peak DRAM %.0f GB/s; CUDA runtime %s, driver %s\n",
               d.l2_bytes / 1048576.0, d.peak_fp32_gflops() / 1000.0, d.peak_dram_gbs(),
               cuda_version_string(d.runtime_version).c_str(),
               cuda_version_string(d.driver_version).c_str());

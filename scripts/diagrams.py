@@ -316,10 +316,10 @@ def memory_hierarchy(c, out, written):
           fs=SMALL)
     l2_y, dram_y, box_h = 27, 43, 7.5
     rect(ax, 1, l2_y, 88, box_h, fc=l2, lw=1.2,
-         text=f"L2 cache: {m['l2_mb']:.0f} MB, shared by all {m['sms']} SMs\n"
+         text=f"L2 cache: {m['l2_mb']:.0f} MiB, shared by all {m['sms']} SMs\n"
               f"load latency {m['l2_cycles']:.0f} cycles")
     rect(ax, 1, dram_y, 88, box_h, fc=dram, lw=1.2,
-         text=f"DRAM (global memory): {m['dram_gb']:.0f} GB\nload latency {m['dram_cycles']:.0f} cycles")
+         text=f"DRAM (global memory): {m['dram_gb']:.0f} GiB\nload latency {m['dram_cycles']:.0f} cycles")
     for x in (11.5, 34.5, 57.5):
         arrow(ax, (x, l2_y), (x, top + sm_h), lw=1.5)
     label(ax, 70, (top + sm_h + l2_y) / 2, f"L2 -> SMs:\n{tb(m['l2_gbs'])} (read)", ha="left")

@@ -301,8 +301,8 @@ int main(int argc, char** argv) {
   rows.push_back({"registers", "per SM, as bytes", dev.regs_per_sm * 4.0 / 1024, "KB", "attribute"});
   rows.push_back({"shared", "shared memory per SM", dev.smem_per_sm / 1024.0, "KB", "attribute"});
   rows.push_back({"shared", "shared memory per block (opt-in)", smem_block_optin / 1024.0, "KB", "attribute"});
-  rows.push_back({"L2", "L2 size", dev.l2_bytes / 1048576.0, "MB", "attribute"});
-  rows.push_back({"DRAM", "DRAM size", total_b / 1073741824.0, "GB", "attribute"});
+  rows.push_back({"L2", "L2 size", dev.l2_bytes / 1048576.0, "MiB", "attribute"});
+  rows.push_back({"DRAM", "DRAM size", total_b / 1073741824.0, "GiB", "attribute"});
   rows.push_back({"SM", "SMs", double(dev.sm_count), "SMs", "attribute"});
   rows.push_back({"SM", "max SM clock", dev.sm_clock_khz / 1000.0, "MHz", "attribute"});
   // scripts/plot.py computes the chip's peaks from the SM count, the clock and what one SM of this
