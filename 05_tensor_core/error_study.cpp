@@ -19,7 +19,8 @@
 //   bound_ratio          |acc32 - exact16| / (gamma_K * sum_k |a_ik b_kj|), gamma_K with
 //                        u = 2^-23: the verifier's "max err / bound" for the emulated kernel.
 // Both errors are relative to the sum of magnitudes, the quantity the verifier's bound scales
-// with (docs/benchmarking.md). README.md, "fp16 inputs, fp32 accumulation", reads the table.
+// with (docs/benchmarking.md). README.md, "The error study: fp16 inputs against fp32
+// accumulation", reads the numbers (docs/figures/error_study.csv, drawn as fp16_error.png).
 // =================================================================================================
 #include <algorithm>
 #include <cerrno>
@@ -42,7 +43,8 @@ namespace {
 constexpr int kStudyM = 64;
 constexpr int kStudyN = 64;
 const int kStudyK[] = {16, 64, 256, 1024, 4096, 16384};
-// A fixed default seed, so that the README's table can be regenerated exactly; --seed changes it.
+// A fixed default seed, so that docs/figures/error_study.csv can be regenerated exactly; --seed
+// changes it.
 constexpr std::uint64_t kDefaultSeed = 5;
 
 struct StudyRow {
