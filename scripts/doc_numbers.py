@@ -29,6 +29,7 @@ docs/figures/FOLDER/; a size is 4096, meaning 4096^3, or "MxNxK"):
                prefix of either)
   tile_sweep_04.csv: sweep(params, field)
   any CSV in docs/figures: rows(name, **column=value) -> list of rows (dicts of strings);
+                           col(name, column, **column=value) -> that column's numbers;
                            num(text) turns a cell into a number
   records/*.csv: rec(key) -> a figure recorded once, as written there: a measurement made outside
                    the sweep (with the GPU, commit and timing method of the run that gave it) or
@@ -245,6 +246,11 @@ class Sources:
     def rows(self, name, **where):
         return [r for r in self.load(name) if all(r.get(k) == str(v) for k, v in where.items())]
 
+    def col(self, name, column, **where):
+        """The numbers of one column of a CSV, over the rows that match: col("h100/timing_samples",
+        "ms", variant="wgmma_persistent", timing="alone")."""
+        return [num(r[column]) for r in self.rows(name, **where)]
+
     def rec(self, key):
         hits = []
         for path in sorted((self.figures / "records").glob("*.csv")):
@@ -269,7 +275,7 @@ class Sources:
     def namespace(self):
         src = self
         ns = {"row": src.row, "base": src.base, "prof": src.prof, "res": src.res, "sass": src.sass,
-              "mach": src.mach, "sweep": src.sweep, "rows": src.rows, "rec": src.rec,
+              "mach": src.mach, "sweep": src.sweep, "rows": src.rows, "col": src.col, "rec": src.rec,
               "const": src.const, "num": num, "gflop": gflop, "fmt": fmt, "pc": pc, "n": n,
               "times": times, "rng": rng, "Num": Num, "min": min, "max": max, "abs": abs,
               "round": round, "len": len, "sum": sum, "math": math, "median": statistics.median,
@@ -305,7 +311,8 @@ def fill(text, sources, where="?"):
     def one(m):
         line = text.count("\n", 0, m.start()) + 1
         try:
-            value = render(eval(m.group("expr"), {"__builtins__": {}}, dict(ns)))  # noqa: S307
+            # The helpers as globals, so that a comprehension inside an expression sees them too.
+            value = render(eval(m.group("expr"), {"__builtins__": {}, **ns}))  # noqa: S307
         except Exception as e:  # the page's author needs the place and the reason, whatever it is
             raise SystemExit(f"{where}:{line}: <!--= {m.group('expr')} -->: {e}") from None
         return f"<!--= {m.group('expr')} -->{value}<!--/-->"
