@@ -1,4 +1,4 @@
-// Exit codes shared by every chapter program (documented in README.md and docs/benchmarking.md).
+// Exit codes shared by every chapter program (documented in README.md, "Build and run a chapter").
 #pragma once
 
 namespace gemm {
