@@ -8,7 +8,7 @@
 // and the guarded store of the results is written too. What is missing is the chapter's idea: per
 // k, a column of TM values of A and a row of TN values of B go into registers (gaps 1 and 2), and
 // every one of them meets every other (gap 3): TM x TN FMAs for TM + TN shared-memory loads.
-// README.md of this chapter explains it ("What changes since chapter 03", "Who computes what");
+// README.md of this chapter explains it (section 1, "The outer product: a 2D register tile");
 // try without looking at tiling_2d.cu, then compare with tiling_2d_basic there.
 // Each gap holds a line `EXERCISE_GAP(n);`: delete it once you have written gap n, so the grader
 // knows you tried. The tile loader, the store and the launcher are given; do not change them.
@@ -17,7 +17,7 @@
 // a multiple of 128 or of 8). The unmodified file compiles, runs and fails verification (C is 0).
 // Check that nothing spilled: a register array indexed by anything but the counter of a fully
 // unrolled loop lives in local memory (the program prints `local B/thread` for the chapter's
-// kernels; for yours, add -Xptxas -v to the nvcc line in README.md, "Registers").
+// kernels; for yours, the nvcc line at the top of README.md has -Xptxas -v; section 1 reads it).
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -DGEMM_EXERCISES=ON && cmake --build build --target 04_2d_tiling_exercise
@@ -53,7 +53,7 @@ __device__ __forceinline__ void load_tile_or_zero(float (&tile)[ROWS][COLS],
 }
 
 // One launch bound, the block size. tiling_2d_basic also asks for two blocks per SM, which caps
-// it at 128 registers per thread (README.md, "Registers"): try it once your kernel passes.
+// it at 128 registers per thread (README.md, section 1): try it once your kernel passes.
 template <int BM, int BN, int BK, int TM, int TN>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN))
     tiling_2d_exercise_kernel(const float* __restrict__ A, const float* __restrict__ B,

@@ -8,7 +8,8 @@
 // each computing 128 rows of which 112 are padding. This launcher keeps kernel 5 and changes how
 // the problem is cut into blocks:
 //   128x256  8 warps of 32 x 128, 8 x 16 outputs per thread, 1 block per SM: the fastest tile
-//            where C has enough of them (4096^3: 92.5% of cuBLAS against 83.1% for 128x128)
+//            where C has enough of them (4096^3: about 10 points of cuBLAS above 128x128 in
+//            tile_sweep_04.csv)
 //   128x128  kernel 5's own tile: 8 warps, 1 block per SM
 //   64x128   4 warps, 3 blocks per SM: twice the blocks of 128x128
 //   32x128   2 warps, 4 blocks per SM: four times the blocks, and little padding for a C of a few
@@ -107,10 +108,10 @@ TileConfig config(const char* name, double speed) {
 
 // The candidates for plan_by_waves, with their resident blocks per SM on this GPU (queried).
 // `speed`: the whole SM's throughput relative to the largest tile.
-//   128x256 against 128x128: 92.5% of cuBLAS at 4096^3 against 83.1% (tile_sweep_04 on an H200):
-//     0.9 for 128x128. Each thread's 8 x 16 outputs take 6 LDS.128 per k for 128 FMAs (21 FMAs a
-//     load, against 16 with 8 x 8), and the block loads 3/256 floats of A and B per FMA instead
-//     of 1/64. The price: 249 registers per thread, and 64 tiles fewer per C than 128x128.
+//   128x256 against 128x128: 0.9 for 128x128, their ratio in tile_sweep_04.csv (H200, 4096^3).
+//     Each thread's 8 x 16 outputs take 6 LDS.128 per k for 128 FMAs (21 FMAs a load, against
+//     16 with 8 x 8), and the block loads 3/256 floats of A and B per FMA instead of 1/64. The
+//     price: 249 registers per thread, and half as many tiles per C as 128x128.
 //   64x128 and 32x128 against 128x128 (the same warp tile; only L2 traffic per FMA grows): 0.9
 //     and 0.75, fitted to the forced variants below over every shape of the benchmark on an
 //     H200 (at 4096^3, where 3 and 4 blocks share each SM, they run at 1.0 and 0.86 of 128x128;

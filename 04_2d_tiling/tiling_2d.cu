@@ -39,12 +39,14 @@ namespace gemm::tiling_2d {
 // tx*TN .. +TN-1 of the block tile: one dense 8 x 8 block.
 // The code reads shared memory one float at a time; nvcc (13.0, sm_90) merges the reads into
 // LDS.128 by itself: with k unrolled, As[ty*TM + i][k .. k+3] are four consecutive floats, and so
-// are Bs[k][tx*TN .. +3]. Banks, for a warp (threads ty in {2w, 2w+1}, tx in 0..15):
+// are Bs[k][tx*TN .. +3]. Banks, for a warp (threads ty in {2w, 2w+1}, tx in 0..15), by the
+// 32-bit bank rule applied to 16-byte reads (a model: README.md, section 3):
 //   As: the two ty's rows are BK * TM = 64 words apart, in the same banks: two wavefronts per
 //       LDS.128 where one would do (a 2-way bank conflict);
 //   Bs: 16 float4s 8 words apart share banks 0-3, 8-11, 16-19, 24-27, four to a bank: four
 //       wavefronts for 256 bytes that could take two.
-// Kernel 3 fixes the first, kernel 4 the second.
+// Kernel 3 removes the first by the model (Nsight Compute counts kernels 1-3's load wavefronts
+// alike), kernel 4 the second (the counter's conflicts drop to zero).
 // -------------------------------------------------------------------------------------------------
 template <int BM, int BN, int BK, int TM, int TN>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), kMinBlocksPerSm)

@@ -102,14 +102,16 @@ __device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
 // (nvcc 13.0, sm_90), so only one block of 256 threads fits on an SM (65536 / 256 = 256 registers
 // each at most), 8 warps instead of kernel 4's 16. The float4 path lets it: MIN_BLOCKS = 1 in
 // __launch_bounds__, where kernel 4 has 2. Forcing two blocks caps it at 128 registers and it
-// spills; BK = 8 fits two blocks but pays a barrier every 8 k. Measured on the H200 at 4096^3 (one
-// run of each): BK = 16 with one block per SM was about 6% faster than BK = 8 with two, and than
-// BK = 16 forced to two. Fewer warps suffice when each has 16 k steps of independent FMAs and 4
+// spills; BK = 8 fits two blocks but pays a barrier every 8 k. The tile sweep measured all three
+// on the H200 at 4096^3 (tile_sweep_04.csv; docs/notes/04_2d_tiling.md, "Tile parameters,
+// measured"): BK = 16 forced to two blocks spills and is slower; BK = 8 with two blocks is no
+// faster than this one. Fewer warps suffice when each has 16 k steps of independent FMAs and 4
 // float4 loads in flight.
 // The scalar fallback (odd N or K, unaligned pointers) is different: it issues 16 separate guarded
-// 4-byte loads per tile instead of 4 float4s, and 8 warps cannot hide them. With the float4 path's
-// sizes it ran at 4093^3 at 73% of the float4 path's 4096^3 speed; with BK = 8 and two blocks per
-// SM (16 warps), at 98% of its own float4 twin's. So each path gets its own sizes (launchers).
+// 4-byte loads per tile instead of 4 float4s, and 8 warps cannot hide them: with the float4 path's
+// sizes it fell far behind at odd sizes (commit a00d30b); with BK = 8 and two blocks per SM (16
+// warps) it keeps pace (the 4093^3 table of docs/notes/04_2d_tiling.md). So each path gets its own
+// sizes (launchers).
 // Shared memory: the two stages are dynamic shared memory (launch with
 // double_buffer_smem_bytes<...>() bytes): 33,280 bytes with the chapter's sizes, but 49,664 for
 // tiling_2d_shape_aware's 128 x 256 tile, over the 48 KB that static arrays may take. A block may
