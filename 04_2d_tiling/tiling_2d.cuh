@@ -57,7 +57,8 @@ std::vector<Variant> shape_aware_variants();
 std::vector<Variant> variants();
 
 // Prints, for every compiled kernel of the chapter: registers per thread, local memory per thread
-// (spills), static shared memory per block and resident blocks per SM on the current GPU.
+// (spills), shared memory per block (static and dynamic) and resident blocks per SM on the current
+// GPU.
 void print_resources();
 
 // For print_resources(): every compiled kernel and its block size. A launcher with a 16-byte fast

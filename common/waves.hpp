@@ -47,8 +47,9 @@ struct LaunchPlan {
 // M x N partial sums and the reduction reads them back: 8 bytes per element of C, against the
 // 2 K flops that computing the element takes. That costs as much as the multiplication itself
 // when K is about 4 x (flops per second) / (bytes per second): `split_depth`. The tensor cores do
-// about 15 times the FP32 pipe's flops for the same memory, so their split_depth is about 15 times
-// larger: split-K pays off for tensor cores only where K is much deeper. kSplitFixed stands for
+// about 15 times the FP32 pipe's flops for the same memory, so their split_depth should be about
+// that much larger (fitted to the measurements, the two constants below differ by 24x): split-K
+// pays off for tensor cores only where K is much deeper. kSplitFixed stands for
 // the second kernel's launch. The constants are fitted to the forced variants (each configuration
 // timed at every shape of the benchmark) on an H200. One cost for both, 5% per slice (about
 // right for FP32 at K = 1024), made 06's launcher split 1024^3 into 4 slices at 40% of cuBLAS,

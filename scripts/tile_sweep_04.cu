@@ -7,7 +7,7 @@
 // 32 x 64, 8 x 8 per thread, one block per SM). This program is how that choice was made, and how
 // you can remake it on your GPU: every candidate is the same kernel template with other template
 // arguments, so only the sizes differ. One CSV row per candidate (with its registers, spills,
-// shared memory and blocks per SM); 04_2d_tiling/README.md, "Tile parameters, measured", is the
+// shared memory and blocks per SM); docs/notes/04_2d_tiling.md, "Tile parameters, measured", is the
 // table scripts/results_table.py makes from the CSV that scripts/bench_all.sh writes.
 //
 //   cmake --build build --target tile_sweep_04

@@ -95,7 +95,8 @@ TEST_CASE("chapter 04: the largest tile from 2048 up, split-K at 1024, a thin ti
   const gemm::LaunchPlan p = gemm::plan_by_waves(kConfigs04, 16, 4096, 4096, kSms);
   CHECK(kConfigs04[p.config].name == "32x128");
   CHECK(32 * p.splits > kSms);
-  // The rest of the plan table in 04_2d_tiling/README.md, "Fitting the tiles to the shape".
+  // The plans that 04_2d_tiling/README.md, section 6 ("Fitting the tile to the shape") and its
+  // waves table under "Measured" describe.
   auto plan = [](int m, int n, int k) {
     return gemm::plan_by_waves(kConfigs04, m, n, k, kSms).describe(kConfigs04);
   };
