@@ -34,7 +34,7 @@
 //   64x128   4 warps of 32 x 64 (64 accumulators per lane), more blocks per SM: 4 times the blocks
 //   split-K  the 128x256 tile, K cut into slices, one block per (tile, slice); partial sums go to
 //            a workspace of this call and a second kernel adds them up in a fixed order
-// and picks one by counting the waves each makes on this GPU (common/split_k.cuh, plan_by_waves;
+// and picks one by counting the waves each makes on this GPU (common/waves.hpp, plan_by_waves;
 // docs/tile_size_tradeoffs.md, "Waves"). The variants mma_sync_pipelined_128x256, _128x128,
 // _64x128 and _splitk force one of them, so that each is tested on every shape and timed at every
 // size.
@@ -184,8 +184,10 @@ enum Config { kLarge = 0, kMedium = 1, kSmall = 2 };
 
 // The candidates for plan_by_waves, with their resident blocks per SM on this GPU (queried), or
 // empty when this GPU does not run the sm_80 code. `speed`: the whole SM's throughput relative to
-// Large, from the forced variants on an H200. Medium: 54.7% of cuBLAS at 4096^3 against Large's
-// 61.2%, 0.89. Small: 0.74 at 4096^3, where 2 blocks share each SM; but the plans use it where it
+// Large, fitted to the forced variants on an H200 before commit 73dde4e. Medium: 54.7% of cuBLAS
+// at 4096^3 against Large's 61.2% in that run, 0.89 (the reference run in docs/figures/results.csv
+// gives 0.96: a fit, not a constant of the hardware). Small: 0.74 at 4096^3, where 2 blocks share
+// each SM; but the plans use it where it
 // runs alone on its SM (small and skinny C), and there 4 warps hide less latency: 0.55 is what
 // fits the forced variants at those shapes (with 0.75 the rule chose it for 128 x 4096 x 4096 and
 // 512 x 512 x 16384 and ran at 58% and 49% of cuBLAS, where 128x128 in slices ran at 65% and 60%).

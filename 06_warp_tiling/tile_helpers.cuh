@@ -182,8 +182,8 @@ __device__ __forceinline__ void cp_async_wait() {
 // its source in tile 0, and whether its coordinate that does not move with k is inside the matrix.
 // Then a tile costs, per chunk, an address, a compare and the copy itself. (Written plainly, one
 // cp_async_16 per chunk with both bounds checks and the address worked out from scratch, the
-// copies took about twice the instructions per K step: about 140 against 70 in mma_sync_ptx's
-// loop, beside its 64 HMMA (nvcc 13.0, sm_90).)
+// copies took about twice the instructions per K step, beside mma_sync_ptx's 64 HMMA (nvcc 13.0,
+// sm_90, when this was written).)
 //   K_IN_COLS = true:  the A tiles of an M x K matrix, tile t at columns t * BK ..  (moves right)
 //   K_IN_COLS = false: the B tiles of a K x N matrix, tile t at rows    t * BK ..  (moves down)
 // Chunks outside the matrix are zero-filled (src_bytes = 0) and read nothing; their source is the

@@ -12,7 +12,7 @@
 // SM several times. Their throughput is the most that any kernel built from the same instruction
 // can reach, and so the ceiling of this chapter's kernels:
 //   wmma::mma_sync 16 x 16 x 16         the ceiling of variants 1-4 (2 x HMMA.16816 on sm_80+)
-//   mma.sync.m16n8k16 (PTX, sm_80+)     the ceiling of mma_sync_ptx
+//   mma.sync.m16n8k16 (PTX, sm_80+)     the ceiling of mma_sync_ptx and mma_sync_pipelined
 // and cuBLAS's fp16 GEMM at 4096^3 beside them. On Hopper, cuBLAS uses wgmma, an instruction of
 // sm_90 that WMMA and mma.sync cannot reach: cuBLAS may then beat our ceiling, and the table says
 // by how much. README.md, "The ceiling", explains how to read the numbers.
