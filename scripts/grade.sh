@@ -19,9 +19,19 @@
 #                                           # place must pass and time at about 1.00x, the slow
 #                                           # solutions of tests/exercises/slow/ must be graded
 #                                           # "correct but slow" (with the default threshold)
+#   bash scripts/grade.sh --warnings LOG NN_name [DIR]
+#                                           # no GPU needed: the compiler lines a grade of NN_name
+#                                           # shows, read from a captured build log (DIR: the
+#                                           # submissions folder, shortened out of the paths)
+# Under each grade, the compiler's warnings for that exercise's own exercise.cu, and nothing from
+# other targets: nvcc's and the host compiler's warnings, and what ptxas reports about its kernels,
+# such as `ptxas (C7515) Potential Performance Loss: wgmma.mma_async instructions are serialized
+# ...` (then one more line says what that means). A file that is not compiled again because it has
+# not changed shows the warnings of its last compile.
 # Environment:
 #   BUILD_DIR=build-grade        the build directory, kept between runs: after the first student
 #                                only the exercise.cu files are compiled again
+#   EXERCISES=02_shared_tiling,...  grade only these exercises (default: every one of the build)
 #   GEMM_ARCH=native             CUDA architectures (70 for a V100: needs CUDA 12, not 13)
 #   GEMM_EXTRA_SHAPES=MxNxK,...  hidden shapes, on top of the tests' own
 #   GEMM_EXTRA_SHAPES_FILE=FILE  hidden shapes in a file: one MxNxK per line, # comments
@@ -37,8 +47,9 @@
 # Exit status: 0 when every exercise passed (--selftest: every check held), 1 otherwise (a
 # "correct but slow" exercise too), 2 for a bad command line or setting, 3 when no GPU is visible.
 # The checks come in this order: the command line (2), a visible GPU (3), the two files readable
-# (2), then, once the build is configured, the speed settings themselves (2; read by the tests' own
-# code, tests/exercises/speed_grading.hpp), before anything is built or graded.
+# (2), then, once the build is configured, the names in EXERCISES and the speed settings themselves
+# (2; read by the tests' own code, tests/exercises/speed_grading.hpp), before anything is built or
+# graded.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,10 +60,60 @@ timeout=${TIMEOUT:-300}
 
 usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 
+# ---- The compiler's warnings for an exercise's own source (no GPU needed) ----------------------
+
+# The lines worth showing from the output of the compile of EXERCISE's exercise.cu in build LOG:
+# its block is the lines after the build step that names the exercise's object
+# (NN_name/CMakeFiles/NN_name_exercise_kernels.dir/...), up to the next build step, so nothing
+# from other targets gets in. Of that block: nvcc's and the host compiler's warnings, and ptxas's,
+# including its "ptxas info (Cnnnn)" lines, which is how ptxas reports a potential performance loss
+# such as C7515. The folders in STRIP... are cut from the paths, a mangled kernel name is
+# demangled, and each line is kept once.
+compiler_warnings() {  # compiler_warnings LOG EXERCISE STRIP...
+  local log=$1 ex=$2 line name dir
+  shift 2
+  awk -v object="Building CUDA object $ex/CMakeFiles/${ex}_exercise_kernels.dir/" '
+    index($0, object) { inside = 1; next }
+    /^\[ *[0-9]+(\/[0-9]+|%)\] / || /^FAILED: / { inside = 0 }
+    inside && (/(^|[ :])warning( #[0-9A-Za-z-]+)? ?:/ || /^ptxas[^:]*: *\(C[0-9]+\)/) &&
+      !seen[$0]++' "$log" |
+    while IFS= read -r line; do
+      for dir in "$@"; do [ -n "$dir" ] && line=${line//"${dir%/}/"/}; done
+      [[ $line =~ ^ptxas\ +(info|warning)\ *:\ * ]] && line="ptxas ${line#"${BASH_REMATCH[0]}"}"
+      if [[ $line =~ \'(_Z[A-Za-z0-9_]+)\' ]] && command -v c++filt >/dev/null; then
+        name=$(c++filt "${BASH_REMATCH[1]}")
+        line=${line/"'${BASH_REMATCH[1]}'"/${name%%(*}}
+      fi
+      echo "${line:0:400}"
+    done
+}
+
+# What grade.sh prints under a grade: the warnings of compiler_warnings (at most 6; the log has
+# the rest), each as "compiler: ...", then one sentence for each code that needs explaining.
+show_warnings() {  # show_warnings LOG_NAME < the lines of compiler_warnings
+  local lines=() line
+  mapfile -t lines
+  [ ${#lines[@]} -eq 0 ] && return
+  for line in "${lines[@]:0:6}"; do echo "compiler: $line"; done
+  [ ${#lines[@]} -gt 6 ] && echo "compiler: ... $((${#lines[@]} - 6)) more in $1"
+  if printf '%s\n' "${lines[@]}" | grep -q '(C7515)'; then
+    echo "C7515: ptxas made each wgmma of that kernel wait for the one before it (an ordinary" \
+         "instruction writes an accumulator register while they may be running): correct, but" \
+         "slower; see 07_hopper/README.md#exercises, docs/answers.md#07_hopper."
+  fi
+}
+
 selftest=0
 submissions=""
 case "${1:-}" in
   -h | --help) usage; exit 0 ;;
+  --warnings)
+    if [ $# -lt 3 ] || [ $# -gt 4 ] || [ ! -r "$2" ]; then
+      echo "grade.sh: --warnings needs LOG NN_name [DIR], LOG a readable build log (try --help)." >&2
+      exit 2
+    fi
+    compiler_warnings "$2" "$3" "${4:-}" "$root" | show_warnings "$2"
+    exit 0 ;;
   --selftest) selftest=1 ;;
   "") ;;
   -*) echo "grade.sh: unknown option '$1' (try --help)." >&2; exit 2 ;;
@@ -66,6 +127,9 @@ esac
 if [ $# -gt 1 ]; then
   echo "grade.sh: one argument at most: a directory of submissions, or --selftest." >&2
   exit 2
+fi
+if [ $selftest = 1 ] && [ -n "${EXERCISES:-}" ]; then
+  echo "   (--selftest checks the harness on every exercise, so it ignores EXERCISES)"
 fi
 if [ $selftest = 1 ] && [ -n "${GEMM_SPEED_THRESHOLD:-}${GEMM_SPEED_THRESHOLD_FILE:-}" ]; then
   echo "   (--selftest checks the harness, so it ignores GEMM_SPEED_THRESHOLD and" \
@@ -109,12 +173,26 @@ configure() {
     exit 1
   fi
   generator=()
-  mapfile -t exercises < <(grep -E '^[0-9]{2}_' "$build/grades/exercises.txt" 2>/dev/null)
-  if [ ${#exercises[@]} -eq 0 ]; then
+  mapfile -t all_exercises < <(grep -E '^[0-9]{2}_' "$build/grades/exercises.txt" 2>/dev/null)
+  if [ ${#all_exercises[@]} -eq 0 ]; then
     echo "grade.sh: this build has no exercises (no NN_name/exercise.cu, or Catch2 is not" \
          "installed: see README.md, Requirements)." >&2
     exit 1
   fi
+  exercises=("${all_exercises[@]}")
+  [ $selftest = 1 ] || [ -z "${EXERCISES:-}" ] && return
+  local want ex
+  for want in ${EXERCISES//,/ }; do
+    if ! printf '%s\n' "${all_exercises[@]}" | grep -qxF -- "$want"; then
+      echo "grade.sh: EXERCISES names '$want', which is not an exercise of this build" \
+           "(${all_exercises[*]})." >&2
+      exit 2
+    fi
+  done
+  exercises=()  # in the build's order
+  for ex in "${all_exercises[@]}"; do
+    [[ ",${EXERCISES// /,}," == *",$ex,"* ]] && exercises+=("$ex")
+  done
 }
 
 # The test tools, and scripts/grade.sh's helper for the speed part of a grade, which checks the
@@ -129,7 +207,7 @@ build_tools() {  # build_tools LOG
     exit 1
   fi
   local why
-  if ! why=$("$speed_tool" --check "${exercises[@]}" 2>&1); then
+  if ! why=$("$speed_tool" --check "${all_exercises[@]}" 2>&1); then
     echo "grade.sh: $why" >&2
     exit 2
   fi
@@ -223,7 +301,17 @@ grade() {
   declare -A compile_error=()
   # The tests run every program through tests/tools/expect_exit (skips without a GPU or a tool).
   build_tools "$logs/build_tools.log"
+  declare -A warnings=()
+  mkdir -p "$build/grading/warnings"
   for ex in "${exercises[@]}"; do
+    # The compiler's warnings for this exercise.cu come from its compile: a file compiled before
+    # with the same content and architectures keeps the warnings saved then; any other is compiled
+    # again (its object deleted), so that its warnings are in this build's log.
+    local src="$root/$ex/exercise.cu" saved="$build/grading/warnings/$ex.txt" key
+    [ -n "$dir" ] && [ -f "$dir/$ex/exercise.cu" ] && src="$dir/$ex/exercise.cu"
+    key="$(sha256sum < "$src" | cut -c 1-64) $arch"
+    [ "$(head -n 1 "$saved" 2>/dev/null)" = "$key" ] ||
+      find "$build/$ex/CMakeFiles/${ex}_exercise_kernels.dir" -name '*.o' -delete 2>/dev/null
     if cmake --build "$build" --target "${ex}_exercise_tests" "${ex}_exercise" \
          "${ex}_exercise_speed" > "$logs/build_$ex.log" 2>&1; then
       built+=("$ex")
@@ -231,6 +319,11 @@ grade() {
       compile_error[$ex]=$(grep -m 1 -E 'error|undefined reference' "$logs/build_$ex.log" |
                            sed -E "s#${dir:-$root}/##g" | cut -c 1-160)
     fi
+    if grep -qF "Building CUDA object $ex/CMakeFiles/${ex}_exercise_kernels.dir/" \
+         "$logs/build_$ex.log"; then
+      { echo "$key"; compiler_warnings "$logs/build_$ex.log" "$ex" "$dir" "$root"; } > "$saved"
+    fi
+    warnings[$ex]=$(tail -n +2 "$saved" 2>/dev/null | show_warnings "$logs/build_$ex.log")
   done
   rm -f "$build"/grades/*_exercise.txt "$build"/grades/*_exercise_speed.txt
   status=()
@@ -260,11 +353,18 @@ grade() {
       passed*) passed=$((passed + 1)) ;;
       "correct but slow"*) slow=$((slow + 1)) ;;
     esac
+    local indent=19 note
     if [ -n "$who" ]; then
       printf "%-16s %-18s %s\n" "$who" "$ex" "$line" | tee -a "$summary"
+      indent=36
     else
       printf "%-18s %s\n" "$ex" "$line" | tee -a "$summary"
     fi
+    # The compiler's warnings for this exercise.cu, under its grade (a compile error is the grade).
+    [ -n "${compile_error[$ex]+x}" ] && continue
+    while IFS= read -r note; do
+      [ -n "$note" ] && printf "%*s%s\n" "$indent" "" "$note" | tee -a "$summary"
+    done <<< "${warnings[$ex]}"
   done
 }
 
@@ -355,7 +455,8 @@ if [ $selftest = 1 ]; then
       printf "%-28s %s\n" "$t" "WRONG (${status[$t]})" | tee -a "$summary"; fi
   done
   echo "no GPU needed: $others checks (every exercise target compiles, each program lists its" \
-       "kernel, the grade lines read right, bad speed settings are refused)" | tee -a "$summary"
+       "kernel, the grade lines read right, bad speed settings are refused, the compiler lines" \
+       "under a grade are its own file's)" | tee -a "$summary"
   echo "grade.sh --selftest: $passed of $total checks held (logs: $logs)" | tee -a "$summary"
   [ "$passed" -eq "$total" ] && [ "$total" -gt 0 ]
   exit $?
