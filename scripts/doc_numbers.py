@@ -337,7 +337,7 @@ def strip_unchecked(text):
     def blank(m):
         return re.sub(r"[^\n]", " ", m.group(0))
     text = re.sub(r"^```.*?^```", blank, text, flags=re.S | re.M)
-    text = re.sub(r"<!-- (\w+)(?::[^ ]*)? -->\n.*?<!-- /\1 -->", blank, text, flags=re.S)
+    text = re.sub(r"<!-- ([\w-]+)(?::[^ ]*)? -->\n.*?<!-- /\1 -->", blank, text, flags=re.S)
     text = MARKER.sub(blank, text)
     text = re.sub(r"<!--.*?-->", blank, text, flags=re.S)
     text = re.sub(r"`[^`\n]*`", blank, text)
