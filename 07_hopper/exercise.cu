@@ -8,7 +8,7 @@
 // K in steps of 64 through a ring of 4 shared-memory stages.
 //   warpgroup 0, the producer: one thread asks the copy engine (TMA) for each K step's tiles
 //   warpgroups 1 and 2, the consumers: 64 rows of the tile each, with wgmma
-// Each stage s has two mbarriers (README.md, section 4, "mbarriers: phases and transaction
+// Each stage s has two mbarriers (README.md, step 1, "mbarriers: phases and transaction
 // counts"):
 //   full(s)   completes a phase when the producer has arrived once AND the copy engine has
 //             delivered every byte the producer announced for it
@@ -20,8 +20,8 @@
 //          the copy engine for K step k's boxes
 //   gap 3  each consumer waits until stage s is full
 //   gap 4  each consumer warp releases the stage it finished with
-// README.md explains each instruction (sections 3 to 5) and this kernel (section 7, "Step 2,
-// wgmma_warp_specialized"); hopper_ptx.cuh has the wrappers you need: mbar_wait,
+// README.md explains each instruction (step 1) and this kernel ("Step 2, wgmma_warp_specialized:
+// a producer and two consumers"); hopper_ptx.cuh has the wrappers you need: mbar_wait,
 // mbar_arrive_expect_tx, tma_load_2d, mbar_arrive. Try without looking at wgmma_ws.cu, then
 // compare.
 // Each gap holds a line `EXERCISE_GAP(n);`: delete it once you have written gap n, so the grader
@@ -32,7 +32,7 @@
 // never ends: mbar_wait then stops the kernel after a few seconds (an "unspecified launch
 // failure"), and the grade says "crashed". Worse, some mistakes pass every test (README.md,
 // "Correctness, and what the sanitizers cannot see"): reason about each wait and arrival, do not
-// only test.
+// only test. And read what the build prints: a correct kernel can still be slow (gap 4 says how).
 // Needs an H100, H200 or GH200 (sm_90a) and a build whose CUDA architectures include 90; anywhere
 // else the program and the grading tests say so and are skipped.
 //
@@ -146,6 +146,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // ---- The consumers --------------------------------------------------------------------------
     setmaxnreg_inc<232>();
     const int cw = wg - 1;  // consumer 0: rows 0-63 of the tile, consumer 1: rows 64-127
+    // Given: lane 0 of each warp arrives for its warp (gap 4), decided once, before the loop, as
+    // wgmma_ws.cu does. Use it in gap 4 rather than testing threadIdx.x there (gap 4 says why).
+    [[maybe_unused]] const bool arrives = threadIdx.x % 32 == 0;
     float acc[kBN / 2] = {};
     for (int k = 0; k < k_steps; ++k) {
       const int s = k % kStages;
@@ -159,8 +162,26 @@ __global__ void __launch_bounds__(kThreads, 1)
       wgmma_wait<1>();
 
       // ---- Gap 4: release the stage that step k - 1 read ----------------------------------------
-      // One arrival per consumer warp (lane 0 of each) on empty of step k - 1's stage, if there
-      // was a step k - 1. Why k - 1 and not k, here? (Step k's wgmmas may still be reading.)
+      // One arrival per consumer warp (the thread whose `arrives` is true) on empty of step
+      // k - 1's stage, if there was a step k - 1. Why k - 1 and not k, here? (Step k's wgmmas may
+      // still be reading.)
+      // Mind the build output: a correct gap 4 can still make a slow kernel. If nvcc prints
+      //   ptxas info : (C7515) Potential Performance Loss: wgmma.mma_async instructions are
+      //   serialized due to non wgmma instructions defining accumulator registers of a wgmma
+      //   between start and end of the pipeline stage in the function '...'
+      // then ptxas saw an instruction other than a wgmma write accumulator registers between a
+      // wgmma's issue and the wait that retires it (here that window crosses the loop's back edge:
+      // wgmma_wait<1> leaves step k's group running into step k + 1), and so made each wgmma wait
+      // for the one before. The result stays correct; the tensor cores idle between wgmmas, and
+      // the speed grade falls a few percent below the reference. No line of this kernel writes an
+      // accumulator there: what decides it is how the compiler lays out the loop around this
+      // gap's branch, which only lane 0 takes. Measured on this file with nvcc 13.0: the branch
+      // tested on `threadIdx.x % 32 == 0` here, with the stage written (k - 1) % kStages, prints
+      // C7515; the same branch tested on `arrives` (as wgmma_ws.cu does) builds without it, and
+      // so does the stage written from s, (s + kStages - 1) % kStages, which cannot be negative
+      // and lets nvcc unroll the loop to two K steps per trip (`#pragma unroll 1` on the loop
+      // brings the warning back). The signed remainder is not wrong in itself: wgmma_ws.cu
+      // writes (i - 1) % STAGES.
       EXERCISE_GAP(4);  // delete this line when you have written gap 4
     }
     // Given: the last group, then the store. (The last stage need not be released: one tile per

@@ -48,8 +48,10 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t arrivals) {
 #endif
 }
 
-// Makes the initialised barriers visible to the copy engine (the async proxy) and, after the
-// __syncthreads() that follows, to every thread.
+// Orders this thread's mbarrier.init operations (and only them) before what follows, with release
+// semantics at cluster scope, so that the other block of a cluster (step 4) may arrive on them
+// once the cluster barrier that follows has passed; __syncthreads() does the same for the threads
+// of this block.
 __device__ __forceinline__ void fence_mbarrier_init() {
 #if GEMM_SM90A_DEVICE
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -245,7 +247,8 @@ __device__ __forceinline__ void tma_store_wait() {
 // The tiles are made of "core matrices" of 8 rows x 16 bytes. With the 128-byte swizzle, 8 rows
 // of 128 bytes (1024 bytes) form one swizzle atom; SBO is the step from one group of 8 rows (along
 // M or N for a K-major operand, along K for an N-major one) to the next, LBO the step between
-// 64-element column blocks of an N-major operand (README.md, section 2, draws both).
+// 64-element column blocks of an N-major operand (README.md, "The 128-byte swizzle and the
+// descriptors", draws both).
 __device__ __forceinline__ uint64_t smem_desc_sw128(uint32_t addr, uint32_t lbo, uint32_t sbo) {
   return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) |
          (static_cast<uint64_t>(lbo >> 4) << 16) | (static_cast<uint64_t>(sbo >> 4) << 32) |

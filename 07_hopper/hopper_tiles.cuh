@@ -104,7 +104,7 @@ __device__ __forceinline__ void load_stage(const SharedLayout<STAGES, BM, BN>& s
 // One K step (64 deep) of warpgroup `wg`'s rows 64 wg .. 64 wg + 63 of the block tile, from the
 // stage at a_stage / b_stage: 4 wgmmas of k16, one commit group. `accumulate` false on a tile's
 // first K step: D = A * B, no zeroing of the accumulators needed.
-// The descriptors (README.md, section 2):
+// The descriptors (README.md, "The 128-byte swizzle and the descriptors"):
 //   A, K-major: 8-row groups 1024 bytes apart (SBO); the k16 slice kk starts 32 kk bytes into the
 //     row (the swizzle is applied to the final address, so this plain offset stays correct);
 //     LBO is not used by a K-major swizzled operand whose k16 fits in one 128-byte row.
@@ -254,11 +254,15 @@ __device__ __forceinline__ int2 tile_row_major(int t, int tiles_n) {
 }
 
 // Grouped (tile_grouped, chapter 06's tile_helpers.cuh, where mma_sync_pipelined uses it too):
-// bands of group_m tile rows, walked column by column. With group_m = 16 the 132 tiles that run at
-// once form a block of about 16 x 8 tiles, which read 16 panels of A and 8 of B instead of 4 and
-// 32 (row-major, at 8192^3): about half the bytes per K step have to come into L2 from DRAM.
-// Measured on an H100 at 4096^3 and 8192^3 (wgmma_persistent, TFLOPS), group_m = 4 / 8 / 16 /
-// 32 / 64: 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 / 633 / 612.
+// bands of group_m tile rows, walked column by column; group_m = 1 is the row-major order. With
+// group_m = 16 the 132 tiles that run at once at 8192^3 cover 16 tile rows and 9 tile columns, so
+// they read 16 panels of A and 9 of B per K step instead of 5 and 32 in row-major order: about
+// half the bytes (544 KB against 1,104 KB per K step of 64; hopper_persistent.png draws both).
+// Measured on an H100 at 4096^3 and 8192^3 (TFLOPS, commit 06304fa, with the step-3 kernel, before
+// clusters), group_m = 4 / 8 / 16 / 32 / 64: 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 /
+// 633 / 612. In clusters of 2 (steps 4 and 5) the launcher counts the bands in cluster tiles:
+// kGroupM / 2 of them, at least one (cluster_group_m, wgmma_ws.cu).
 constexpr int kGroupM = 16;
+static_assert(kGroupM >= 1, "kGroupM: bands of at least one tile row (tile_grouped divides by it)");
 
 }  // namespace gemm::hopper

@@ -1,6 +1,6 @@
 // 07_hopper: tensor cores on Hopper, step by step (TMA + mbarriers + wgmma, warp specialization,
-// a persistent kernel, clusters with TMA multicast, TMA stores). See README.md. Off Hopper every variant runs chapter 06's
-// mma_sync_pipelined, and the table says so.
+// a persistent kernel, clusters with TMA multicast, TMA stores). See README.md. Off Hopper every
+// variant runs chapter 06's mma_sync_pipelined, and the table says so.
 //   cmake --build build --target 07_hopper && ./build/bin/07_hopper --size 4096
 //   ./build/bin/07_hopper --variant wgmma_tma              # one step on its own
 #include "07_hopper/hopper.cuh"

@@ -16,7 +16,8 @@
 // block issues 6 TMA requests (mma_sync_ptx: 3072 cp.async by 256 threads), each warpgroup 4
 // wgmmas (mma_sync_ptx: each warp 32 ldmatrix and 128 mma.sync). The block tile (128 x 256, 8
 // warps) and the 4-stage pipeline are the same; each warpgroup owns 64 rows of it. Measured on an
-// H100 at 4096^3: from 52% to 90% of cuBLAS (README.md, "Measured").
+// H100 at 4096^3, timed in turns with cuBLAS: from 49% (mma_sync_ptx) to 95.5% of cuBLAS
+// (docs/figures/h100/results.csv, commit aad2af4dc5; README.md, "Measured").
 //
 //   prologue:  thread 0 loads K steps 0..3 into stages 0..3
 //   step t:    wait until full[t % 4] has completed (phase t / 4)

@@ -402,6 +402,14 @@ class TailSplitPlan {
   StreamWorkspace workspace_;  // this call's, on its stream (common/workspace.cuh)
 };
 
+// The bands of the grouped tile order for a launch in clusters of `cluster` blocks stacked along
+// M. tile_grouped walks cluster tiles, each `cluster` block rows tall, so kGroupM rows of block
+// tiles are kGroupM / cluster rows of cluster tiles; but never fewer than one, since tile_grouped
+// divides by it: kGroupM = 1 (the row-major order) gives bands of one row of cluster tiles, that
+// is `cluster` block rows, the row-major order of the cluster tiles. (An odd kGroupM rounds down:
+// kGroupM = 5 in clusters of 2 gives bands of 2 cluster rows, 4 block rows.)
+constexpr int cluster_group_m(int cluster) { return std::max(1, kGroupM / cluster); }
+
 // One launch of the BM x BN kernel over `splits` slices of K, in clusters of CLUSTER blocks, with
 // the last wave split by K where `tail_split` (only in clusters, only without split-K).
 template <int STAGES, bool PERSISTENT, int BM, int BN, int CLUSTER = 1, bool TMA_STORE = false>
@@ -437,9 +445,9 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits, cuda
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =
         cluster_config(CLUSTER * clusters, ws_threads<BM>(), smem, stream, &attribute, CLUSTER);
-    // The tile order's bands: kGroupM rows of block tiles, kGroupM / CLUSTER of cluster tiles.
+    // KEY: the tile order's bands counted in cluster tiles, never 0 (cluster_group_m).
     CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, maps.a, maps.b, map_c, out.data(), M, N, K,
-                                  pairs, kGroupM / CLUSTER, splits, per_split,
+                                  pairs, cluster_group_m(CLUSTER), splits, per_split,
                                   out.slice_floats(), plan.args()));
   }
   out.reduce(stream);  // KEY: the slices added into C in a fixed order
