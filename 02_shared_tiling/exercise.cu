@@ -69,8 +69,10 @@ __global__ void shared_tiling_exercise_kernel(const float* __restrict__ A,
     EXERCISE_GAP(2);  // delete this line when you have written gap 2
 
     // ---- Gap 3: the first barrier -----------------------------------------------------------
-    // Your next step reads TILE elements of As and TILE of Bs, written by other threads, most of
-    // them in other warps that run on their own schedule. What must happen before anyone reads?
+    // Your next step reads TILE elements of As and TILE of Bs, all but two written by other
+    // threads: those of Bs by threads of other warps, which run on their own schedule, and those
+    // of As by the rest of your own warp, which need not run in step with you either. What must
+    // happen before anyone reads?
     EXERCISE_GAP(3);  // delete this line when you have written gap 3
 
     // ---- Gap 4: compute from shared memory --------------------------------------------------
