@@ -5,12 +5,13 @@
 // the machine's own limits, measured rather than read from a data sheet:
 //   - bandwidth: DRAM (a buffer far larger than L2, read once per run), L2 (a buffer a quarter of
 //     the L2's size, read many times), shared memory (every SM reading its own shared array);
-//   - compute: the FP32 FMA peak (eight independent FMA chains per thread, no memory at all);
+//   - compute: the FP32 FMA peak (eight independent FMA chains per thread and many resident warps,
+//     no memory at all);
 //   - latency: one thread following a chain of pointers (each load's address is the previous
 //     load's value, so nothing overlaps) in shared memory, and through global buffers from 16 KB
 //     to 512 MB: the footprint at which the latency steps up shows where L1 and L2 end (the
 //     largest ones also pay for TLB misses);
-//   - sizes: registers, shared memory, L2 and DRAM, from cudaDeviceGetAttribute.
+//   - sizes: registers, shared memory and L2 from cudaDeviceGetAttribute, DRAM from cudaMemGetInfo.
 // Each number is the median of several timed runs (CUDA events, or clock64() for latencies).
 //
 //   cmake --build build --target machine_probe && ./build/bin/machine_probe [--csv FILE]
@@ -70,7 +71,8 @@ __global__ void shared_read_kernel(int iters, float* sink) {
 }
 
 // ---- compute: FP32 FMA peak ----------------------------------------------------------------------
-constexpr int kChains = 8;  // independent FMAs in flight per thread: enough to hide FMA latency
+constexpr int kChains = 8;  // independent FMA chains per thread (the resident warps alone would
+                            // hide FMA latency; the chains keep the loop overhead small)
 __global__ void fma_kernel(int iters, float* sink) {
   float a[kChains];  // [8] registers
   for (int j = 0; j < kChains; ++j) a[j] = threadIdx.x * 1e-3f + j;
@@ -302,7 +304,7 @@ int main(int argc, char** argv) {
   rows.push_back({"shared", "shared memory per SM", dev.smem_per_sm / 1024.0, "KB", "attribute"});
   rows.push_back({"shared", "shared memory per block (opt-in)", smem_block_optin / 1024.0, "KB", "attribute"});
   rows.push_back({"L2", "L2 size", dev.l2_bytes / 1048576.0, "MiB", "attribute"});
-  rows.push_back({"DRAM", "DRAM size", total_b / 1073741824.0, "GiB", "attribute"});
+  rows.push_back({"DRAM", "DRAM size", total_b / 1073741824.0, "GiB", "cudaMemGetInfo"});
   rows.push_back({"SM", "SMs", double(dev.sm_count), "SMs", "attribute"});
   rows.push_back({"SM", "max SM clock", dev.sm_clock_khz / 1000.0, "MHz", "attribute"});
   // scripts/plot.py computes the chip's peaks from the SM count, the clock and what one SM of this

@@ -483,7 +483,7 @@ def latency(machine, out, written):
         ax.axhline(smem, color="#55a868", linestyle=":", label=f"shared memory: {smem:.0f} cycles")
     if l2_mb:
         ax.axvline(l2_mb * 1024, color="gray", linestyle="--", linewidth=0.8)
-        ax.text(l2_mb * 1024 * 1.08, ax.get_ylim()[0] + 10, f"L2 = {l2_mb:.0f} MB", fontsize=8, color="gray")
+        ax.text(l2_mb * 1024 * 1.08, ax.get_ylim()[0] + 10, f"L2 = {l2_mb:.0f} MiB", fontsize=8, color="gray")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("footprint of the chain (KB, log scale)")
     ax.set_ylabel("cycles per dependent load")

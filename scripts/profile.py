@@ -16,7 +16,7 @@ the first kernel launched is the chapter's. Chapter 07 is profiled only on compu
 elsewhere its variants run chapter 06's mma_sync_pipelined, which 06's rows already profile.
 
 The CSV has one row per variant: the derived quantities the lab sheet discusses (sectors per
-request, bank conflicts per shared-memory instruction, occupancy, spills, pipe utilization,
+request, bank conflicts as a share of shared-memory wavefronts, occupancy, spills, pipe utilization,
 DRAM bytes) and the raw counters they come from. scripts/results_table.py turns it into the
 tables of docs/profiling.md and the chapter READMEs.
 """
@@ -51,8 +51,8 @@ METRICS = {
     "local_st_bytes": "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
     "ffma_thread_instructions": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
     "fma_pipe_pct": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-    # On Hopper this counter covers wgmma (HGMMA) too: measured 87% for chapter 07's
-    # wgmma_persistent on an H100, while the wgmma-specific ..._gmma_... counter reads n/a.
+    # On Hopper this counter covers wgmma (HGMMA) too: 89.0% for chapter 07's wgmma_persistent in
+    # docs/figures/h100/profile.csv (commit aad2af4dc5), while the wgmma-specific ..._gmma_... counter reads n/a.
     "tensor_pipe_pct": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
     # Hopper's warpgroup instruction (wgmma, HGMMA in the SASS) has a pipe counter of its own; it
     # exists only on compute capability 9.x, so it is asked for only there (HOPPER_METRICS).

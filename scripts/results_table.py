@@ -309,7 +309,8 @@ def resources_table(rows, key, name="resources.csv"):
 
 def machine_table(rows, name="machine.csv"):
     lines = [source_line(rows, name) + " Measured by `build/bin/machine_probe`, except the "
-             "tensor-core ceilings (`06_warp_tiling --wmma-ceiling`); sizes from `cudaDeviceGetAttribute`.", "",
+             "tensor-core ceilings (`06_warp_tiling --wmma-ceiling`); sizes from `cudaDeviceGetAttribute` "
+             "(DRAM: `cudaMemGetInfo`).", "",
              "| level | quantity | value | unit | source |", "|---|---|---:|---|---|"]
     for r in rows:
         v = float(r["value"])
