@@ -42,6 +42,7 @@ Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotli
 """
 import argparse
 import csv
+import json
 import pathlib
 import statistics
 import sys
@@ -56,17 +57,46 @@ from results_table import SHAPE_AWARE  # noqa: E402  (scripts/, next to this fil
 SIZE = 4096
 CUBLAS = {"f32": ("cuBLAS SGEMM (fp32)", "#c44e52", "--"),
           "f16": ("cuBLAS fp16 in, fp32 acc", "#8172b2", ":")}
-# Arithmetic intensity of each headline: FLOP per byte of global memory the kernel asks for, as
-# each chapter's README derives it (docs/roofline.md collects the derivations).
-INTENSITY = {
-    "01_naive": 0.25,           # 2 loads of 4 bytes per FMA (2 FLOP)
-    "02_shared_tiling": 8.0,    # 2 / TILE loads per FMA, TILE = 32
-    "03_thread_tiling": 16.0,   # 64 x 64 block tile: BM * BN / (2 (BM + BN))
-    "04_2d_tiling": 42.7,       # the 128 x 256 block tile its headline runs at 4096^3 (shape_aware.cu)
-    "05_tensor_core": 8.0,      # one 16 x 16 x 16 fragment product per 1 KB of fp16 fragments
-    "06_warp_tiling": 85.3,     # 128 x 256 block tile in fp16: BM * BN / (BM + BN)
-    "07_hopper": 85.3,          # the same block tile, copied by TMA
-}
+
+
+def intensities(rows, constants):
+    """The arithmetic intensity of each headline at 4096^3: FLOP per byte of global memory the
+    kernel asks for, as each chapter's README derives it (docs/roofline.md collects the
+    derivations), from the kernels' constants (docs/figures/diagrams/inputs.json, held to the code
+    by the ctest diagrams_match_kernels) and, for the shape-aware launchers, from the tile that
+    results.csv says the headline ran ("ran 128x256")."""
+    k = constants.get("kernels", {})
+
+    def ran_tile(chapter, default):
+        h = headline(rows, chapter, (SIZE,) * 3)
+        note = (h or {}).get("note", "")
+        if note.startswith("ran ") and "x" in note:
+            bm, bn = note.split()[1].split("x")[:2]
+            return int(bm), int(bn)
+        return default
+
+    def fp32(bm, bn):  # per step of k: (BM + BN) floats of 4 bytes, 2 BM BN FLOP
+        return bm * bn / (2.0 * (bm + bn))
+
+    def fp16(bm, bn):  # the same with 2-byte halves
+        return bm * bn / float(bm + bn)
+
+    out = {"01_naive": 2.0 / (2 * 4)}  # one A and one B float per FMA of 2 FLOP
+    if "02_shared_tiling" in k:
+        out["02_shared_tiling"] = k["02_shared_tiling"]["tile"] / 4.0  # 2 / TILE loads per FMA
+    if "03_thread_tiling" in k:
+        out["03_thread_tiling"] = fp32(k["03_thread_tiling"]["BM"], k["03_thread_tiling"]["BN"])
+    if "04_2d_tiling" in k:
+        out["04_2d_tiling"] = fp32(*ran_tile("04_2d_tiling", (k["04_2d_tiling"]["BM"], k["04_2d_tiling"]["BN"])))
+    if "05_tensor_core" in k:  # one m x n x k fragment product per fragment of A and of B, in halves
+        f = k["05_tensor_core"]
+        out["05_tensor_core"] = (2.0 * f["wmma_m"] * f["wmma_n"] * f["wmma_k"] /
+                                 (2 * (f["wmma_m"] * f["wmma_k"] + f["wmma_k"] * f["wmma_n"])))
+    if "06_warp_tiling" in k:
+        out["06_warp_tiling"] = fp16(*ran_tile("06_warp_tiling", (k["06_warp_tiling"]["BM"], k["06_warp_tiling"]["BN"])))
+    if "hopper" in k:
+        out["07_hopper"] = fp16(k["hopper"]["BM"], k["hopper"]["BN"])  # each block's tile, by TMA
+    return out
 
 
 def load(path):
@@ -361,7 +391,8 @@ def tensor_peak(machine, device):
     return sms * macs * 2 * mhz / 1000, f"{sms:.0f} SMs x {macs} MAC x 2 x {mhz:.0f} MHz"
 
 
-def roofline(rows, machine, profile, out, written):
+def roofline(rows, machine, profile, out, written, constants):
+    INTENSITY = intensities(rows, constants)  # noqa: N806 (a table, read like the constant it was)
     dram = machine_value(machine, "DRAM", "read bandwidth")
     l2 = machine_value(machine, "L2", "read bandwidth")
     fma = machine_value(machine, "FP32", "FMA peak")  # machine_probe's measured FMA ceiling
@@ -580,7 +611,9 @@ def main():
     # machine.csv may hold only 06's tensor ceilings (a sweep without machine_probe): the roofline
     # needs the measured bandwidths, and the latency figure the probe's latencies.
     if machine_value(machine, "DRAM", "read bandwidth") and machine_value(machine, "L2", "read bandwidth"):
-        roofline(rows, machine, profile, out, written)
+        inputs = here / "diagrams" / "inputs.json"
+        roofline(rows, machine, profile, out, written,
+                 json.loads(inputs.read_text()) if inputs.exists() else {})
         latency(machine, out, written)
     else:
         missing.append("roofline.png and latency.png (need machine.csv from machine_probe)")
