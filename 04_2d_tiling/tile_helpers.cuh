@@ -15,10 +15,11 @@
 
 namespace gemm::tiling_2d {
 
-// Kernels 1-4 are declared __launch_bounds__(threads, kMinBlocksPerSm) (kernel 5 chooses 1): it
-// asks ptxas to fit two blocks of 256 threads on an SM, i.e. at most 65536 / 512 = 128 registers
-// per thread. If the kernel needed more, ptxas would spill to local memory instead: check the
-// "spill stores" of -Xptxas -v (README.md, section 1, "The price: registers").
+// Kernels 1-4 and kernel 5's scalar fallback are declared __launch_bounds__(threads,
+// kMinBlocksPerSm) (kernel 5's float4 path takes 1 instead): it asks ptxas to fit two blocks of
+// 256 threads on an SM, i.e. at most 65536 / 512 = 128 registers per thread. If the kernel needed
+// more, ptxas would spill to local memory instead: check the "spill stores" of -Xptxas -v
+// (README.md, section 1, "The price: registers").
 constexpr int kMinBlocksPerSm = 2;
 
 // ---- Global loads, zero outside the matrix ------------------------------------------------------

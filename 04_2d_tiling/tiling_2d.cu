@@ -15,7 +15,8 @@
 // Shared loads per FMA: (TM + TN) / (TM * TN) = 1/4 of a float (scalar loads: 1/4 of an LDS per
 // FMA; with LDS.128, 1/16).
 //
-// This file holds the first three refinements; warp_tiling.cu the last two.
+// This file holds kernels 1-3; warp_tiling.cu and warp_tile.cuh kernels 4 and 5; shape_aware.cu
+// the launcher of variant 6 (kernel 5 with its tile fitted to the shape).
 //   tiling_2d_basic         scalar guarded loads; As[BM][BK] as in A
 //   tiling_2d_vec4          + float4 global loads and stores where alignment allows
 //   tiling_2d_transposed_a  + As transposed, As[BK][BM + PAD]: both fragments read as float4s
@@ -160,7 +161,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), kMinBlocksPerSm)
 // TM/4 explicit LDS.128, like the TN values of B. (In kernels 1-2 nvcc had vectorized along k
 // instead: as many LDS.128, but 4 k steps x 8 rows = 32 values of A live in registers at once,
 // and 2-way bank conflicts.)
-// Banks, per k and warp (ty in {2w, 2w+1}, tx in 0..15), for the reads:
+// Banks, per k and warp (ty in {2w, 2w+1}, tx in 0..15), for the reads, by kernel 1's model
+// (Nsight Compute counts 5 wavefronts per LDS.128 in kernels 1-3 alike: README.md, section 3):
 //   As[k][ty*TM .. +3]: two float4s 8 words apart, in different banks: one wavefront.
 //   Bs[k][tx*TN .. +3]: unchanged, four wavefronts (kernel 4 fixes that).
 // The price is in the stores: A arrives as float4s along k and leaves as four 32-bit stores down

@@ -25,8 +25,10 @@ namespace gemm::tiling_2d {
 // Shared-memory reads per k (a warp, one LDS.128 each):
 //   As[k][wm*32 + s*16 + lm*4 .. +3]: 4 float4s, 64 contiguous bytes, each broadcast to 8 lanes;
 //   Bs[k][wn*64 + s*32 + ln*4 .. +3]: 8 float4s, 128 contiguous bytes, each broadcast to 4 lanes.
-// Contiguous, so different banks: one wavefront each. A dense 8 x 8 per lane (ln*8) would put
-// the 8 float4s of B 32 bytes apart, on banks 0-3, 8-11, 16-19, 24-27 twice over: two wavefronts.
+// Contiguous, so different banks: one wavefront each by the 32-bit bank rule (Nsight Compute
+// counts 3 per LDS.128, with no conflicts: README.md, section 4). A dense 8 x 8 per lane (ln*8)
+// would put the 8 float4s of B 32 bytes apart, on banks 0-3, 8-11, 16-19, 24-27 twice over: two
+// wavefronts.
 // -------------------------------------------------------------------------------------------------
 template <int BM, int BN, int WM, int WN, int TM, int TN>
 struct WarpTile {

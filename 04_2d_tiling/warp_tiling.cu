@@ -3,11 +3,12 @@
 //
 // The idea: kernels 1-3 (tiling_2d.cu) give each thread a dense 8 x 8 block of C, and lay the 256
 // threads out as a 16 x 16 grid. A warp (32 consecutive threads) is then 2 x 16 threads, a 16 x 128
-// patch of C, and its 16 float4 reads of B per k land on only 16 of the 32 banks. Here the block
-// tile is first cut into warp tiles, and each lane's 8 x 8 outputs are spread over the warp tile
-// as 2 x 2 sub-blocks of 4 x 4, so that every shared-memory read of a warp covers contiguous
-// bytes: one wavefront per LDS.128. Then double buffering overlaps the next tile's global loads
-// with this tile's math and needs one barrier per K step instead of two.
+// patch of C, and each of its LDS.128 reads of B puts 16 float4s on only 16 of the 32 banks.
+// Here the block tile is first cut into warp tiles, and each lane's 8 x 8 outputs are spread over
+// the warp tile as 2 x 2 sub-blocks of 4 x 4, so that every shared-memory read of a warp covers
+// contiguous bytes: one wavefront per LDS.128 by the 32-bit bank rule (Nsight Compute counts 3,
+// and no conflicts: README.md, section 4). Then double buffering overlaps the next tile's global
+// loads with this tile's math and needs one barrier per K step instead of two.
 //
 // What changed since tiling_2d_transposed_a: the thread -> output map (the warp tile; kernel 4
 // also takes BK = 16), then two shared-memory stages (kernel 5, which gives up its second block
