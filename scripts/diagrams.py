@@ -832,7 +832,7 @@ def waves_04(c, out, written):
     rel = (pbm * pbn) / (bm * bn) / splits  # a planned block's work, in big-tile blocks
     panels = [
         (f"{big} x {big} x {big}, {ex['tile']} tiles", blocks(big, bm, bn), bps(ex["tile"]), 2.2),
-        (f"{small} x {small} x {small}, {ex['tile']} tiles (the fixed tile)",
+        (f"{small} x {small} x {small} with the same {ex['tile']} tiles",
          blocks(small, bm, bn), bps(ex["tile"]), 7.0),
         (f"{small} x {small} x {small} as tiling_2d_shape_aware ran it: {ex['small_plan']}",
          blocks(small, pbm, pbn, splits), bps(f"{pbm}x{pbn}"), 7.0 * rel),
