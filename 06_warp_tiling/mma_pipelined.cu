@@ -11,7 +11,8 @@
 //   - the barrier moved from the top of the K step to just before its last slice: by then every
 //     warp has read the step's last fragments, so the next step's first fragments load right after
 //     it, while the last slice's mma run from registers, and the stage just read is refilled at
-//     once: all STAGES stages hold copies in flight (mma_sync_ptx: STAGES - 1);
+//     once. The pipeline is no deeper (at most STAGES - 1 tiles in flight after the barrier, as in
+//     mma_sync_ptx): what changes is that no warp leaves the barrier with nothing to issue;
 //   - a block order that shares L2 (tile_grouped, tile_helpers.cuh): bands of 8 tile rows;
 //   - few instructions between the mma: on an H100 a warp's other instructions hold up its
 //     mma (2 warps per scheduler cannot cover for each other), so the loop's copies go unchecked

@@ -38,7 +38,7 @@ void launch_mma_sync_ptx(const __half* A, const __half* B, float* C, int M, int 
 
 // mma_pipelined.cu:
 // 6. the same tiles, fragments double-buffered in registers, the barrier before the K step's last
-//    slice, all stages in flight, an L2-friendly block order; the launcher picks the tile (or
+//    slice, leaner copies, an L2-friendly block order; the launcher picks the tile (or
 //    split-K) by counting waves. (Chapter 07's launchers run it where their Hopper kernels cannot
 //    run.)
 void launch_mma_sync_pipelined(const __half* A, const __half* B, float* C, int M, int N, int K,
