@@ -106,7 +106,8 @@ def table(rows, key, source="docs/figures/results.csv"):
         before = [r for r in base if at[id(r)] < at[id(mine[0])]]
         shown = (before or base)[-1:] + mine
     first = shown[0]
-    clock = f", SM clock {first['sm_clock_mhz']} MHz" if first["sm_clock_mhz"] != "0" else ""
+    # The rated maximum (cudaDevAttrClockRate), not the clock under load (benchmarking.md, section 5).
+    clock = f", max SM clock {first['sm_clock_mhz']} MHz" if first["sm_clock_mhz"] != "0" else ""
     cuda = f"CUDA {first['cuda_version']}, " if first["cuda_version"] != "-" else ""
     pct = "% of cuBLAS"
     if chapter == "00_cpu_reference":  # no cuBLAS on the CPU: compare with the all-cores variant
