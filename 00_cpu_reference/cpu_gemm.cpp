@@ -102,7 +102,7 @@ void ikj(const float* __restrict A, const float* __restrict B, float* __restrict
 //   BN = 512 also keeps the inner loop long, so SIMD work dominates the loop overhead.
 // At 4096^3, where B (64 MiB) overflows even L3, blocked ran 2.7x faster than ikj on a 2-core
 // Xeon VM (13.3 against 5.0 GFLOPS, --variant ikj / blocked --no-verify, 2026-11-25); the
-// reference run's CPU, at 1024^3, gains less (README.md, "Measured").
+// reference run's CPU, at 4096^3 too, gains less (README.md, "Step 4" and "Measured").
 constexpr int BM = kBlockM;  // 64 rows of C (and A) per tile (cpu_gemm.hpp)
 constexpr int BN = kBlockN;  // 512 columns of C (and B) per tile
 constexpr int BK = kBlockK;  // 64: depth, columns of A and rows of B per tile

@@ -1,4 +1,4 @@
-// 02_shared_tiling: tiles of A and B in shared memory, four tile sizes. See README.md.
+// 02_shared_tiling: tiles in shared memory, TILE = 32, 16, 8, and 32 at run time. See README.md.
 //   cmake --build build --target 02_shared_tiling && ./build/bin/02_shared_tiling --size 4096
 //   ./build/bin/02_shared_tiling --variant shared_tiling_16 --size 2048
 #include "02_shared_tiling/shared_tiling.cuh"

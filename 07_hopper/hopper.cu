@@ -14,14 +14,14 @@ std::vector<Variant> variants() {
   // chapter 06's headline instead, and runs_instead says so in the table and the CSV.
   const std::vector<Variant> persistent = wgmma_persistent_variants();
   std::vector<Variant> steps = {
-      persistent.front(),  // step 3, wgmma_persistent
+      persistent.front(),  // the headline, wgmma_persistent (step 5 and its launcher)
       {"wgmma_tma", nullptr, launch_wgmma_tma,
        "TMA into 128-byte-swizzled stages, mbarriers, wgmma m64n256k16 (sm_90a)", runs_instead},
       {"wgmma_warp_specialized", nullptr, launch_wgmma_warp_specialized,
        "+ a producer warpgroup (TMA) and two consumers (wgmma), setmaxnreg (sm_90a)",
        runs_instead},
   };
-  // Step 3's forced choices after step 2 (wgmma_ws.cu lists them).
+  // After step 2, the headline's forced choices, steps 3 and 4 among them (wgmma_ws.cu).
   steps.insert(steps.end(), persistent.begin() + 1, persistent.end());
   return steps;
 }

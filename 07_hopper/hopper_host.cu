@@ -67,7 +67,7 @@ CUtensorMap tensor_map_2d(const void* base, CUtensorMapDataType type, int bytes,
       &map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
       CU_TENSOR_MAP_INTERLEAVE_NONE,
       CU_TENSOR_MAP_SWIZZLE_128B,           // KEY: the layout wgmma's descriptors expect
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B,   // fetch 256-byte L2 lines
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B,   // L2 fetches 256 bytes at a time (2 lines)
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);   // KEY: outside the matrix: zeros
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "cuTensorMapEncodeTiled failed (CUresult %d) for a %d x %d matrix.\n",

@@ -340,8 +340,8 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
 #endif
 }
 
-// The same for a 64 x 128 tile (wgmma_persistent's 128 x 128 block tile): 64 accumulators per
-// thread, d[4j ..] for j = 0..15, laid out as in wgmma_m64n256k16.
+// The same for a 64 x 128 tile (wgmma_persistent's 128 x 128 and 64 x 128 block tiles): 64
+// accumulators per thread, d[4j ..] for j = 0..15, laid out as in wgmma_m64n256k16.
 __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
                                                  bool accumulate) {
 #if GEMM_SM90A_DEVICE

@@ -257,7 +257,7 @@ __device__ __forceinline__ int2 tile_row_major(int t, int tiles_n) {
 // bands of group_m tile rows, walked column by column; group_m = 1 is the row-major order. With
 // group_m = 16 the 132 tiles that run at once at 8192^3 cover 16 tile rows and 9 tile columns, so
 // they read 16 panels of A and 9 of B per K step instead of 5 and 32 in row-major order: about
-// half the bytes (544 KB against 1,104 KB per K step of 64; hopper_persistent.png draws both).
+// half the bytes (544 KiB against 1,104 KiB per K step of 64; hopper_persistent.png draws both).
 // Measured on an H100 at 4096^3 and 8192^3 (TFLOPS, commit 06304fa, with the step-3 kernel, before
 // clusters), group_m = 4 / 8 / 16 / 32 / 64: 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 /
 // 633 / 612. In clusters of 2 (steps 4 and 5) the launcher counts the bands in cluster tiles:

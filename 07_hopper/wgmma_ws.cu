@@ -16,7 +16,7 @@
 // __launch_bounds__(384, 1) sets); setmaxnreg then moves registers from the producer (down to 40)
 // to the consumers (up to 232): 128 x 40 + 256 x 232 = 64512 <= 65536.
 //
-// Step 3, wgmma_persistent: the same kernel, launched with one block per SM (132 on an H100)
+// Step 3, wgmma_persistent_no_cluster: the same kernel, one block per SM (132 on an H100)
 // instead of one per tile. Each block loops over tiles t = blockIdx.x, + gridDim.x, ... Two gains:
 //   - the producer loads the next tile's first stages while the consumers still store the last
 //     tile's C (with one tile per block, that store runs with no loads in flight);
@@ -232,7 +232,7 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
 namespace {
 // The kernels: step 2 (one block per tile) and step 3's three tiles. Every tile gets as many
 // stages as fit in the same shared memory: a 128 x 128 stage is 2/3 the bytes of a 128 x 256
-// one, a 64 x 128 stage half of that.
+// one, a 64 x 128 stage half of them.
 constexpr int kStages = 4, kStagesNarrow = 6, kStagesShort = 8;
 constexpr int kSmemBytes = SharedLayout<kStages>::kBytes;                      // 197696
 constexpr int kSmemNarrow = SharedLayout<kStagesNarrow, 128, 128>::kBytes;     // 197728
