@@ -568,19 +568,22 @@ std::vector<Variant> wgmma_persistent_variants() {
   };
 }
 
+// Each kernel under the name of the step (variant) that runs it; the headline, wgmma_persistent,
+// runs the clustered kernel with TMA stores (and the 128x128 and 64x128 kernels where its plan
+// picks a smaller tile).
 std::vector<KernelResources> wgmma_ws_kernels() {
   return {{"wgmma_warp_specialized", reinterpret_cast<const void*>(kKernelWs), kWsThreads,
            kSmemBytes},
-          {"wgmma_persistent", reinterpret_cast<const void*>(kKernelPersistent), kWsThreads,
-           kSmemBytes},
+          {"wgmma_persistent_no_cluster", reinterpret_cast<const void*>(kKernelPersistent),
+           kWsThreads, kSmemBytes},
           {"wgmma_persistent 128x128", reinterpret_cast<const void*>(kKernelNarrow), kWsThreads,
            kSmemNarrow},
           {"wgmma_persistent 64x128", reinterpret_cast<const void*>(kKernelShort),
            ws_threads<64>(), kSmemShort},
-          {"wgmma_persistent clusters of 2", reinterpret_cast<const void*>(kKernelCluster),
+          {"wgmma_persistent_no_tma_store", reinterpret_cast<const void*>(kKernelCluster),
            kWsThreads, kSmemBytes},
-          {"wgmma_persistent TMA stores", reinterpret_cast<const void*>(kKernelTmaStore),
-           kWsThreads, kSmemTmaStore}};
+          {"wgmma_persistent", reinterpret_cast<const void*>(kKernelTmaStore), kWsThreads,
+           kSmemTmaStore}};
 }
 
 }  // namespace gemm::hopper
