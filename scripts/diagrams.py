@@ -116,9 +116,12 @@ def gather(kernels, machine, resources, results):
     c = {"kernels": kernels}
     lat = latencies(machine)
     l2_mb = machine_value(machine, "L2", "L2 size")
-    # The latency plateaus: the smallest footprint (L1), the largest that fits well inside L2
-    # (a quarter of it), and the largest (DRAM).
+    # The latency plateaus, read where docs/memory_hierarchy.md reads them: the largest footprint
+    # of at most 128 KB (inside L1), the largest that fits well inside L2 (a quarter of it), and
+    # the first at least twice the L2 (DRAM; the largest footprints add a few cycles more).
+    in_l1 = max(f for f in lat if f <= 128)
     in_l2 = max(f for f in lat if f * 1024 <= l2_mb * 1024 * 1024 / 4)
+    in_dram = min((f for f in lat if f * 1024 >= 2 * l2_mb * 1024 * 1024), default=max(lat))
     c["machine"] = {
         "device": machine[0]["device"],
         "commit": machine[0]["commit"],
@@ -133,7 +136,7 @@ def gather(kernels, machine, resources, results):
         "l2_gbs": machine_value(machine, "L2", "read bandwidth"),
         "dram_gbs": machine_value(machine, "DRAM", "read bandwidth"),
         "shared_cycles": machine_value(machine, "shared", "load latency"),
-        "l1_cycles": lat[min(lat)], "l2_cycles": lat[in_l2], "dram_cycles": lat[max(lat)],
+        "l1_cycles": lat[in_l1], "l2_cycles": lat[in_l2], "dram_cycles": lat[in_dram],
     }
     # Chapter 04's kernel 5 is the shape-aware launcher's 128 x 128 tile; the others are listed
     # under the launcher's name.
