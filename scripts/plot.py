@@ -405,7 +405,7 @@ def roofline(rows, machine, profile, out, written, constants):
     fp32_roof = computed or fma
     cublas16 = max([b for b in (baseline(rows, "f16", (s,) * 3) for s in (4096, 8192)) if b] or [0])
     cublas32 = max([b for b in (baseline(rows, "f32", (s,) * 3) for s in (4096, 8192)) if b] or [0])
-    fig, ax = plt.subplots(figsize=(9, 5.6))
+    fig, ax = plt.subplots(figsize=(12.5, 5.6))
     x = [2 ** (e / 4) for e in range(-12, 41)]  # 1/8 to 1024 FLOP per byte
     roof_label = (f"FP32 peak {fp32_roof / 1000:.1f} TFLOPS ({FP32_HOW})" if computed
                   else f"FP32 peak {fma / 1000:.1f} TFLOPS (measured)")
@@ -462,7 +462,8 @@ def roofline(rows, machine, profile, out, written, constants):
                 "of the\noperands come from L1 and L2. The hollow dot is what DRAM really served.",
                 transform=ax.transAxes, fontsize=6.5, va="top", ha="left",
                 bbox=dict(boxstyle="round", facecolor="white", alpha=0.85, linewidth=0.5))
-    ax.legend(fontsize=6, loc="lower right")
+    # Beside the axes, where it hides no dot.
+    ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, which="major", alpha=0.3)
     save(fig, out, "roofline.png", written)
 
