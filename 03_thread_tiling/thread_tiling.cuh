@@ -34,8 +34,9 @@ void launch_tm16(const float* A, const float* B, float* C, int M, int N, int K,
 
 std::vector<Variant> variants();
 
-// Prints, for each variant, what the compiler gave each thread (registers, spilled bytes) and each
-// block (shared memory), and how many blocks fit on one SM of the current GPU (CUDA occupancy API).
+// Prints, for each variant, what the compiler gave each thread (registers, local memory: spills or
+// an array kept out of registers) and each block (shared memory), and how many blocks fit on one
+// SM of the current GPU (CUDA occupancy API).
 // Used as GpuChapter::describe.
 void print_resources();
 

@@ -15,7 +15,8 @@
 // Work per warp: one 16 x 16 tile of C, K / 16 mma_sync (16 * 16 * K multiply-adds). Per block
 // (4 warps, 128 threads, 2 x 2 warps): a 32 x 32 tile of C; the warps share nothing.
 // Loads per mma_sync: two fragments from global memory (or L1/L2), a 16 x 16 tile of A and one of
-// B: 2 * 512 bytes for 2 * 16^3 = 8192 FLOP, 8 FLOP per byte (chapter 04's block tile: 32).
+// B: 2 * 512 bytes for 2 * 16^3 = 8192 FLOP, 8 FLOP per byte (chapter 04, in fp32: 32 with a
+// 128 x 128 block tile, 43 with the 128 x 256 tile its headline runs at 4096^3).
 //
 // Two paths, chosen per warp tile (the choice is the same for all 32 lanes):
 //   direct  the tile lies wholly inside C, and the launcher checked that every fragment address
