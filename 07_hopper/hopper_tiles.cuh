@@ -199,8 +199,9 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint3
 // ---- The last wave split by K (wgmma_persistent_tail_split) -----------------------------------
 // One piece of a tile of the last wave (TailSplit, hopper_host.cuh), slice `slice` of `splits`:
 // this consumer warp's 16 x BN partial sums -> their place in the workspace, then one arrival on
-// the warp's counter. The warp that arrives last adds the slices up, 0, 1, ..., splits - 1 (its
-// own from its registers), into acc, and returns true: it stores the tile's rows. The partial
+// the warp's counter. The warp that arrives last reads every slice back from the workspace, its
+// own included, adds them up in the order 0, 1, ..., splits - 1 into acc, and returns true: it
+// stores the tile's rows. The partial
 // sums keep the accumulators' own layout (lane l's float4 j at 32 j + l): every piece's warp holds
 // the same elements of C in the same registers, so no index arithmetic, and each access is a
 // whole 512-byte line per warp. `slot`: (tail tile, block of the cluster, consumer warp).
