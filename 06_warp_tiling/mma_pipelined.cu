@@ -189,8 +189,9 @@ enum Config { kLarge = 0, kMedium = 1, kSmall = 2 };
 // at 4096^3 against Large's 61.2% in that run, 0.89 (the reference run in docs/figures/results.csv
 // gives 0.96: a fit, not a constant of the hardware). Small: 0.74 at 4096^3, where 2 blocks share
 // each SM; but the plans use it where it runs alone on its SM (small and skinny C), and there 4
-// warps hide less latency: 0.55 is what fits the forced variants at those shapes (with 0.75 the rule chose it for 128 x 4096 x 4096 and
-// 512 x 512 x 16384 and ran at 58% and 49% of cuBLAS, where 128x128 in slices ran at 65% and 60%).
+// warps hide less latency: 0.55 is what fits the forced variants at those shapes (with 0.75 the
+// rule chose it for 128 x 4096 x 4096 and 512 x 512 x 16384 and ran at 58% and 49% of cuBLAS,
+// where 128x128 in slices ran at 65% and 60%).
 const std::vector<TileConfig>& configs() {
   static const std::vector<TileConfig> list = [] {
     std::vector<TileConfig> c;

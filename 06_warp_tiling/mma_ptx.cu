@@ -21,8 +21,8 @@
 // Preconditions: none. On sm_75 the launcher runs wmma_vec_loads instead. When pointers, N or K do
 // not allow 16-byte copies (an odd K, say), the launcher first packs A and B into zero-padded,
 // aligned copies made for this call (packing.cuh) and runs the same kernel on them: unlike
-// wmma_cp_async, which falls back to kernel 3's scalar loads there, this kernel keeps its speed at
-// every size (README.md, Measured).
+// wmma_cp_async, which falls back to kernel 3's scalar loads there, this kernel keeps most of its
+// speed at every size (README.md, "Packing").
 // Build and run:  cmake --build build --target 06_warp_tiling
 //                 ./build/bin/06_warp_tiling --variant mma_sync_ptx
 // Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).

@@ -46,8 +46,9 @@ namespace gemm::warp_tiling {
 //
 // Registers are the limit of the warp tile. An accumulator fragment holds 16 x 16 / 32 = 8 floats
 // per lane, so a WM x WN warp tile costs WM * WN / 32 registers per lane: 128 at 64 x 64, half of
-// the 255 a thread may have. The fragments of B (4 x 8 registers) and of A (8) come on top. A
-// 64 x 128 warp tile would need 256 for its accumulators alone.
+// the 255 a thread may have. The fragments of B and of A come on top: on sm_75 and newer each
+// holds 8 distinct halves per lane, 4 registers (one LDSM .4, or two .2 on sm_75), so 4 x 4 for
+// B and 4 for A. A 64 x 128 warp tile would need 256 for its accumulators alone.
 // -------------------------------------------------------------------------------------------------
 // -------------------------------------------------------------------------------------------------
 // 2. wmma_padded. Changed from kernel 1: each shared row is PAD = 8 halves (16 bytes) longer. The
@@ -96,9 +97,9 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 
   for (int k0 = 0; k0 < K; k0 += BK) {
     // Element e = tid + 256 p of each tile: a warp reads 32 consecutive halves of one row.
-    // 16 loads at a time (16 of A, then 2 x 16 of B): fully unrolled, the compiler keeps the
-    // addresses of all 48 loads in registers across the K loop, and the kernel needs 255
-    // registers and spills 40 bytes on sm_80 (nvcc 13.0). 16 loads in flight are plenty.
+    // 16 loads at a time (16 of A, then 2 x 16 of B): fully unrolled, the compiler keeps a row
+    // or column index of each of the 48 loads in a register across the K loop, and the kernel
+    // needs 255 registers and spills 40 bytes on sm_80 (nvcc 13.0). 16 loads in flight are plenty.
 #pragma unroll 16
     for (int p = 0; p < AMap::kPerThread; ++p) {
       const int r = AMap::row(threadIdx.x, p), c = AMap::col(threadIdx.x, p);
@@ -118,7 +119,7 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
       for (int j = 0; j < FN; ++j) wmma::load_matrix_sync(b[j], &Bs[kk][wcol + j * kFrag], BN + PAD);
 #pragma unroll
       for (int i = 0; i < FM; ++i) {
-        FragA a;  // one A fragment at a time (8 registers, not 4 x 8)
+        FragA a;  // one A fragment at a time (4 registers on sm_75+, not 4 x 4)
         wmma::load_matrix_sync(a, &As[wrow + i * kFrag][kk], BK + PAD);
 #pragma unroll
         for (int j = 0; j < FN; ++j)
