@@ -27,12 +27,13 @@
 // L2) traffic: (BM + BN) / (BM * BN) floats per FMA, 3/256 at 128x256, 1/64 at 128x128, 3/128 at
 // 64x128, 5/128 at 32x128. The 128 x 256 tile also doubles each thread's outputs (8 x 16): 21
 // FMAs per shared-memory load instead of 16, for 249 registers per thread and 49,664 bytes of
-// shared memory (over 48 KB: allowed with cudaFuncSetAttribute). Split-K costs M x N floats
-// written and read back per extra slice, and a second kernel.
+// shared memory (over 48 KB: allowed with cudaFuncSetAttribute). Split-K costs M x N floats per
+// slice, written to a workspace and read back by a second kernel that adds the slices.
 //
-// Odd N or K, or unaligned pointers (no float4): where the plan names 128x256, padded copies of A,
-// B and C (PaddedProblem, below), else kernel 5's scalar path with BK = 8. (Also the scalar path
-// where a padded copy would have 2^31 elements or more: the kernel's offsets are 32-bit ints.)
+// N or K not a multiple of 4, or unaligned pointers (no float4): where the plan names 128x256,
+// padded copies of A, B and C (PaddedProblem, below), else kernel 5's scalar path with BK = 8.
+// (Also the scalar path where a padded copy would have 2^31 elements or more: the kernel's offsets
+// are 32-bit ints.)
 // Preconditions: none.
 // Build and run:  cmake --build build --target 04_2d_tiling
 //                 ./build/bin/04_2d_tiling --variant tiling_2d_shape_aware --m 16 --n 4096 --k 4096
@@ -84,11 +85,12 @@ using Wide = Tiles<128, 256, 16, true, 1, 128, 16>;  // 8 warps of 32 x 128: 8 x
 using Large = Tiles<128, 128, 16, true, 1>;          // kernel 5's own: 8 warps
 using Medium = Tiles<64, 128, 16, true, 2>;          // 4 warps
 using Small = Tiles<32, 128, 16, true, 4>;           // 2 warps
-// The scalar path (odd N or K, unaligned pointers): BK = 8 and more warps per SM, as kernel 5's
-// scalar fallback, which needs them to hide its 4-byte loads: at most 128 registers per thread
-// (170 for 32x128, which spilled 44 bytes under 128: nvcc 13.0, sm_90). 64x128 spills 28 bytes
-// under 128 (without split-K; 0 with it), and is still faster so: at 4093^3 on an H100 it ran in
-// 3.97 ms, against 4.19 ms with three blocks per SM (149 registers, no spill, 12 warps).
+// The scalar path (N or K not a multiple of 4, unaligned pointers): BK = 8 and more warps per SM,
+// as kernel 5's scalar fallback, which needs them to hide its 4-byte loads: at most 128 registers
+// per thread (170 for 32x128, which spilled 44 bytes under 128: nvcc 13.0, sm_90). 64x128
+// spills 28 bytes under 128 (without split-K; 0 with it), and is still faster so: at 4093^3 on an
+// H100 it ran in 3.97 ms, against 4.19 ms with three blocks per SM (149 registers, no spill, 12
+// warps).
 using LargeScalar = Tiles<128, 128, 8, false, 2>;  // kernel 5's scalar fallback
 using MediumScalar = Tiles<64, 128, 8, false, 4>;
 using SmallScalar = Tiles<32, 128, 8, false, 6>;
@@ -174,7 +176,7 @@ void launch_plan(const LaunchPlan& plan, const float* A, const float* B, float* 
 }
 
 // -------------------------------------------------------------------------------------------------
-// Odd N or K, or unaligned pointers: the scalar path, or padded copies.
+// N or K not a multiple of 4, or unaligned pointers: the scalar path, or padded copies.
 //
 // The scalar path has every tile but 128 x 256 (see configs()). Where the float4 path would pick
 // that tile for the padded shape, the launcher instead copies A and B into zero-padded matrices

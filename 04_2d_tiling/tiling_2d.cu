@@ -160,7 +160,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), kMinBlocksPerSm)
 // A thread's TM values of A for one k are now TM consecutive floats of one row of As, read with
 // TM/4 explicit LDS.128, like the TN values of B. (In kernels 1-2 nvcc had vectorized along k
 // instead: as many LDS.128, but 4 k steps x 8 rows = 32 values of A live in registers at once,
-// and 2-way bank conflicts.)
+// and, by the model, 2-way bank conflicts.)
 // Banks, per k and warp (ty in {2w, 2w+1}, tx in 0..15), for the reads, by kernel 1's model
 // (Nsight Compute counts 5 wavefronts per LDS.128 in kernels 1-3 alike: README.md, section 3):
 //   As[k][ty*TM .. +3]: two float4s 8 words apart, in different banks: one wavefront.

@@ -107,13 +107,13 @@ __device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
 // spills; BK = 8 fits two blocks but pays a barrier every 8 k. The tile sweep measured all three
 // on the H200 at 4096^3 (tile_sweep_04.csv; docs/notes/04_2d_tiling.md, "Tile parameters,
 // measured"): BK = 16 forced to two blocks spills and is slower; BK = 8 with two blocks is no
-// faster than this one. Fewer warps suffice when each has 16 k steps of independent FMAs and 4
-// float4 loads in flight.
-// The scalar fallback (odd N or K, unaligned pointers) is different: it issues 16 separate guarded
-// 4-byte loads per tile instead of 4 float4s, and 8 warps cannot hide them: with the float4 path's
-// sizes it fell far behind at odd sizes (commit a00d30b); with BK = 8 and two blocks per SM (16
-// warps) it keeps pace (the 4093^3 table of docs/notes/04_2d_tiling.md). So each path gets its own
-// sizes (launchers).
+// faster than this one. Fewer warps suffice when each thread has 64 independent FMAs per k, 16 k
+// steps of them between a tile's loads and their use, and 4 float4 loads in flight.
+// The scalar fallback (N or K not a multiple of 4, unaligned pointers) is different: it issues 16
+// separate guarded 4-byte loads per tile instead of 4 float4s, and 8 warps cannot hide them: with
+// the float4 path's sizes it fell far behind at odd sizes (commit a00d30b); with BK = 8 and two
+// blocks per SM (16 warps) it keeps pace (the 4093^3 table of docs/notes/04_2d_tiling.md). So
+// each path gets its own sizes (launchers).
 // Shared memory: the two stages are dynamic shared memory (launch with
 // double_buffer_smem_bytes<...>() bytes): 33,280 bytes with the chapter's sizes, but 49,664 for
 // tiling_2d_shape_aware's 128 x 256 tile, over the 48 KB that static arrays may take. A block may
