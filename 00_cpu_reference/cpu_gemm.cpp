@@ -100,8 +100,10 @@ void ikj(const float* __restrict A, const float* __restrict B, float* __restrict
 //   C piece 1 x BN = 2 KiB: the row segment of C that the BK steps of the k loop accumulate into,
 //           which stays in L1 (32 to 48 KiB) for all of them.
 //   BN = 512 also keeps the inner loop long, so SIMD work dominates the loop overhead.
-// At 4096^3, where B (64 MiB) overflows even L3, blocked ran 2.7x faster than ikj on a 2-core
-// Xeon VM (13.3 against 5.0 GFLOPS, --variant ikj / blocked --no-verify, 2026-11-25); the
+// At 4096^3, where B (64 MiB) is far larger than any core's L2, blocked ran 2.7x faster than ikj
+// on a 2-core Xeon VM (13.3 against 5.0 GFLOPS, --variant ikj / blocked --no-verify, 2026-11-25).
+// That VM's lscpu lists 2 MiB of L2 per core and 260 MiB of L3, so there B fits in L3: blocking
+// pays before DRAM is involved, by serving the B tile from L2 instead of all of B from L3. The
 // reference run's CPU, at 4096^3 too, gains less (README.md, "Step 4" and "Measured").
 constexpr int BM = kBlockM;  // 64 rows of C (and A) per tile (cpu_gemm.hpp)
 constexpr int BN = kBlockN;  // 512 columns of C (and B) per tile
