@@ -255,8 +255,10 @@ __device__ __forceinline__ uint64_t smem_desc_sw128(uint32_t addr, uint32_t lbo,
          (1ull << 62);
 }
 
-// Before the first wgmma that reads accumulators written by ordinary instructions (or by a wgmma
-// that this thread has not waited for): orders the register accesses.
+// Orders this thread's earlier accesses to the accumulators before the wgmmas that follow. PTX
+// asks for it before a warpgroup's first wgmma and between any other instruction's access to the
+// accumulators and a wgmma that uses them; wgmmas of one shape chained on the same accumulators
+// need none between them. mma_stage issues one per K step, before its 4 wgmmas.
 __device__ __forceinline__ void wgmma_fence() {
 #if GEMM_SM90A_DEVICE
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");

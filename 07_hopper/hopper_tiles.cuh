@@ -129,7 +129,8 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BN / 2], uint32_t a_stage
 // A warpgroup's 64 x BN accumulators -> C rows row0 .., columns col0 .. (the layout is in
 // hopper_ptx.cuh, wgmma_m64n256k16). Each lane writes pairs of columns: a float2 when C's rows
 // start 8-byte aligned (`pairs`: C aligned and N even; then col < N implies col + 1 < N), two
-// guarded floats otherwise. A warp's store covers 8 rows x 32 bytes: whole 32-byte sectors.
+// guarded floats otherwise. A warp's store covers 8 rows x 32 bytes: whole 32-byte sectors where
+// C's rows start at 32-byte boundaries (N a multiple of 8, C aligned).
 template <int BN = kBN>
 __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2],
                                            float* __restrict__ C, int M, int N, int row0, int col0,

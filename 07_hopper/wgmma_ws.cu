@@ -157,7 +157,8 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
   if (wg == 0) {
     // ---- The producer -------------------------------------------------------------------------
     // KEY: every thread of the warpgroup, before the branch. (With one consumer warpgroup,
-    // BM = 64, its 64 accumulators fit in the 255 registers every thread starts with.)
+    // BM = 64, the 256-thread block may compile for up to 255 registers per thread, and its 64
+    // accumulators fit without a trade: no setmaxnreg.)
     if constexpr (BM == 128) setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       int i = 0;
