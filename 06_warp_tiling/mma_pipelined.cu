@@ -29,16 +29,17 @@
 // experiments behind each step; README.md, "Measured", has the chapter benchmark's numbers.
 //
 // The launcher is shape-aware: a 128 x 256 tile makes 32 blocks for a 1024 x 1024 C, and a
-// 132-SM GPU then idles 100 SMs. It has four ways to cut the problem into blocks:
+// 132-SM GPU then idles 100 SMs. It has three tiles:
 //   128x256  8 warps of 64 x 64, 1 block per SM: the most reuse per byte loaded
 //   128x128  4 warps of 64 x 64, up to 2 blocks per SM: twice the blocks
-//   64x128   4 warps of 32 x 64 (64 accumulators per lane), more blocks per SM: 4 times the blocks
-//   split-K  the 128x256 tile, K cut into slices, one block per (tile, slice); partial sums go to
-//            a workspace of this call and a second kernel adds them up in a fixed order
-// and picks one by counting the waves each makes on this GPU (common/waves.hpp, plan_by_waves;
-// docs/tile_size_tradeoffs.md, "Waves"). The variants mma_sync_pipelined_128x256, _128x128,
-// _64x128 and _splitk force one of them, so that each is tested on every shape and timed at every
-// size.
+//   64x128   4 warps of 32 x 64 (64 accumulators per lane), up to 2 blocks per SM: 4 times the
+//            blocks
+// each with or without split-K (K cut into slices, one block per (tile, slice); partial sums go
+// to a workspace of this call and a second kernel adds them up in a fixed order), and picks a
+// tile and a number of slices by counting the waves each makes on this GPU (common/waves.hpp,
+// plan_by_waves; docs/tile_size_tradeoffs.md, "Waves"). The variants mma_sync_pipelined_128x256,
+// _128x128 and _64x128 force a tile (no split-K), _splitk the 128x256 tile in at least 2 slices
+// where K allows, so that each is tested on every shape and timed at every size.
 //
 // Preconditions: none (the same packing and fallbacks as mma_sync_ptx: packed operands when rows
 // are not 16-byte aligned; wmma_vec_loads on sm_75).

@@ -18,7 +18,8 @@
 // Shared loads per MAC, per warp and 16-deep slice: (4 + 4) fragments x 256 halves for
 // 16 x 4096 MACs: 1/32 of a half (one fragment per warp: 1/8).
 //
-// This file holds the first three refinements; cp_async.cu and mma_ptx.cu the last two.
+// This file holds the first three refinements; cp_async.cu, mma_ptx.cu and mma_pipelined.cu the
+// next three.
 //   wmma_block_tiled   scalar guarded loads; As[BM][BK], Bs[BK][BN] as in A and B
 //   wmma_padded        + rows padded by 8 halves: conflict-free ldmatrix reads
 //   wmma_vec_loads     + 128-bit global loads and stores where alignment allows
