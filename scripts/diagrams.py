@@ -1472,7 +1472,7 @@ def hopper_persistent(c, out, written):
         label(ax, x0 + tn * cw / 2, -2.8, name, weight="bold", fs=SMALL)
         label(ax, x0 + tn * cw / 2, tm + 2.6,
               f"{len(rows)} panels of A (orange) + {len(cols)} of B (blue):\n"
-              f"{(a_bytes + b_bytes) // 1024} KB into L2 per K step of {BK}", fs=SMALL)
+              f"{(a_bytes + b_bytes) // 1024} KiB into L2 per K step of {BK}", fs=SMALL)
     label(ax, -3.5, tm + 6.3, f"C: {tm} x {tn} tiles of {BM} x {BN}. The {sms} tiles that run "
           "at once read a panel of A per tile row and a panel of B per tile column.",
           fs=SMALL, ha="left")
@@ -1523,13 +1523,13 @@ def hopper_cluster(c, out, written):
             rect(ax, xx, y + 0.2, bw, 1.6, fc=tint(B_COLOR, 0.8), lw=0.8, text=f"B{b}", fs=SMALL)
             rect(ax, xx, y + 1.9, bw, 0.35, fc=block_colors[who], ec="none")
         label(ax, x0, y + 3.0,
-              f"full(s): 1 arrival + {a_kb + b_kb} KB, {b_kb // n} KB of them from block "
+              f"full(s): 1 arrival + {a_kb + b_kb} KiB, {b_kb // n} KiB of them from block "
               f"{(r + 1) % n}'s copies\nempty(s): {4 * BM // 64} + {4 * BM // 64} arrivals, the "
               f"consumer warps of both blocks", fs=7.5, ha="left", va="top")
     label(ax, x0, yc + n * BM / u + 1.2,
-          f"Read from L2 per block and K step:\n{a_kb} KB of A + {b_kb // n} KB of B = "
-          f"{a_kb + b_kb // n} KB (step 3, one\nblock per tile: {a_kb} + {b_kb} = {a_kb + b_kb} "
-          "KB). A multicast copy\nis read once and written into every\nblock of the cluster.",
+          f"Read from L2 per block and K step:\n{a_kb} KiB of A + {b_kb // n} KiB of B = "
+          f"{a_kb + b_kb // n} KiB (step 3, one\nblock per tile: {a_kb} + {b_kb} = {a_kb + b_kb} "
+          "KiB). A multicast copy\nis read once and written into every\nblock of the cluster.",
           fs=SMALL, ha="left", va="top")
     save(fig, out, "hopper_cluster.png", written)
 
@@ -1623,7 +1623,7 @@ def hopper_tma_store(c, out, written):
         rect(ax, b * cols / u, ys, cols / u, rows / u, fc=COPYING, lw=0.8,
              text=f"box {b}", fs=SMALL)
     label(ax, boxes * cols / u + 0.8, ys + rows / u / 2,
-          f"the staging buffer in shared memory: {h['staging_bytes'] // 1024} KB per warpgroup, "
+          f"the staging buffer in shared memory: {h['staging_bytes'] // 1024} KiB per warpgroup, "
           "128-byte swizzled.\n1. all 128 threads write one chunk into it   2. fence.proxy.async, "
           "then a named barrier\n3. one thread issues the chunk's TMA stores   4. before the next "
           "chunk: wait until\n   the copy has READ the buffer (cp.async.bulk.wait_group.read)",
