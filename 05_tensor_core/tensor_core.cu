@@ -12,8 +12,9 @@
 // tile shared by the block, no reuse between warps except what the L1 and L2 caches catch: this
 // is the direct translation of the naive kernel to tensor cores, and it is slower than it should
 // be on purpose (README.md: "Why this first version is slow"). Chapter 06 brings tiling back.
-// Work per warp: one 16 x 16 tile of C, K / 16 mma_sync (16 * 16 * K multiply-adds). Per block
-// (4 warps, 128 threads, 2 x 2 warps): a 32 x 32 tile of C; the warps share nothing.
+// Work per warp: one 16 x 16 tile of C, ceil(K / 16) mma_sync (16 * 16 * K multiply-adds, plus
+// the zeros of a partial last step). Per block (4 warps, 128 threads, 2 x 2 warps): a 32 x 32
+// tile of C; the warps share nothing.
 // Loads per mma_sync: two fragments from global memory (or L1/L2), a 16 x 16 tile of A and one of
 // B: 2 * 512 bytes for 2 * 16^3 = 8192 FLOP, 8 FLOP per byte (chapter 04, in fp32: 32 with a
 // 128 x 128 block tile, 43 with the 128 x 256 tile its headline runs at 4096^3).
@@ -22,8 +23,9 @@
 //   direct  the tile lies wholly inside C, and the launcher checked that every fragment address
 //           is 32-byte aligned and the row lengths are multiples of 8: load_matrix_sync reads A
 //           and B straight from global memory and store_matrix_sync writes C.
-//   staged  anything else (edge tiles, a K that is not a multiple of 16, unaligned pointers, N or
-//           K not a multiple of 8): the warp copies 16 x 16 pieces of A and B into its own
+//   staged  anything else (every step of an edge tile, the last, partial step when K is not a
+//           multiple of 16, and every tile when a pointer is unaligned or N or K is not a
+//           multiple of 8): the warp copies 16 x 16 pieces of A and B into its own
 //           shared-memory staging area, zero outside the matrices, and loads the fragments from
 //           there; at the end it stores the accumulator to a staging tile and copies the part
 //           inside C out. Any M, N, K works.
