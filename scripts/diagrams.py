@@ -997,7 +997,8 @@ def wmma_fragments(c, out, written):
           f"load_matrix_sync(b, ...)   {fk} x {fn} halves of B\n"
           f"mma_sync(acc, a, b, acc)   acc += a b: {fm * fn * fk} multiply-adds\n\n"
           f"A fragment is a tile spread over the warp's {warp} lanes:\n"
-          f"{fm * fk} halves, {per_lane} per lane. Which lane holds which\n"
+          f"{fm * fk} halves, at least {per_lane} per lane (CUDA's header declares\n"
+          "16: an element may be held twice). Which lane holds which\n"
           "element WMMA does not say (chapter 06 shows mma.sync's).\n"
           f"acc stays in registers (fp32, {fm * fn // warp} per lane) for all of K.",
           fs=SMALL, ha="left", family="monospace")
