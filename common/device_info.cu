@@ -12,8 +12,8 @@ std::string cuda_version_string(int v) {
 }
 
 int DeviceInfo::fp32_lanes_per_sm() const {
-  // Volta, Turing and A100 have 64 FP32 units per SM; consumer Ampere (8.6, 8.7), Ada (8.9),
-  // Hopper (9.0) and Blackwell have 128.
+  // Volta, Turing and A100 have 64 FP32 units per SM; the other Amperes (8.6: GeForce and
+  // workstation cards; 8.7: Jetson Orin), Ada (8.9), Hopper (9.0) and Blackwell have 128.
   if (cc_major < 8 || (cc_major == 8 && cc_minor == 0)) return 64;
   return 128;
 }

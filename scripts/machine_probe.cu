@@ -9,7 +9,8 @@
 //     no memory at all);
 //   - latency: one thread following a chain of pointers (each load's address is the previous
 //     load's value, so nothing overlaps) in shared memory, and through global buffers from 16 KB
-//     to 512 MB: the footprint at which the latency steps up shows where L1 and L2 end;
+//     to 512 MB: where the latency steps up shows how far each level reaches (the L2 step comes
+//     at about half the L2's size: docs/memory_hierarchy.md, section 3);
 //   - sizes: registers, shared memory and L2 from cudaDeviceGetAttribute, DRAM from cudaMemGetInfo.
 // Each number is the median of several timed runs (CUDA events, or clock64() for latencies).
 //

@@ -299,7 +299,7 @@ def resources_table(rows, key, name="resources.csv"):
         raise SystemExit(f"results_table.py: no rows for {key} in {name}")
     lines = [source_line(mine, name) + " Occupancy = resident threads / the SM's maximum, from "
              "`cudaOccupancyMaxActiveBlocksPerMultiprocessor`.", "",
-             "| chapter | kernel | threads/block | regs/thread | smem/block | spill B/thread | blocks/SM | warps/SM | occupancy |",
+             "| chapter | kernel | threads/block | regs/thread | smem/block | local B/thread | blocks/SM | warps/SM | occupancy |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in mine:
         lines.append(f"| {r['chapter']} | `{r['kernel']}` | {r['threads']} | {r['regs_per_thread']} | "
