@@ -55,10 +55,10 @@ void ijk_textbook(const float* A, const float* B, float* C, int M, int N, int K)
 // and reorder and unroll the loads of A and B freely, since nothing it writes can change them.
 // Either change alone would do: given only __restrict, g++ -O3 moves the textbook loop's store
 // out of the k loop by itself. The local says it explicitly, whatever the optimizer decides.
-// What the compiler still may not do is turn the k loop into SIMD: that would add the K products
-// in a different order, which changes the rounding, and C++ forbids it without -ffast-math. B is
-// still walked down a column, so the loop still waits on memory: expect a modest gain only.
-// Step 3 fixes both.
+// What the compiler still may not do is split the sum across SIMD lanes: that would add the K
+// products in a different order, which changes the rounding, and C++ forbids it without
+// -ffast-math. B is still walked down a column, so the loop still waits on memory: expect a
+// modest gain only. Step 3 fixes both.
 void ijk_register(const float* __restrict A, const float* __restrict B, float* __restrict C,
                   int M, int N, int K) {
   for (int i = 0; i < M; ++i) {
