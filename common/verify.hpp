@@ -5,7 +5,8 @@
 // the classic worst-case bound for a dot product of K terms computed in floating point with unit
 // roundoff u, in ANY summation order (Higham, "Accuracy and Stability of Numerical Algorithms",
 // sec. 3.1). So it holds for every kernel here however it splits and orders K, scales with K and
-// with the magnitudes involved, and needs no hand-tuned tolerance. docs/benchmarking.md derives u:
+// with the magnitudes involved, and needs no hand-tuned tolerance. docs/numerics.md (section 2)
+// derives u:
 //   fp32 inputs, fp32 FFMA (round to nearest)            u = 2^-24
 //   fp16 inputs, fp32 accumulation on tensor cores        u = 2^-23 (products of fp16 values are
 //     exact in fp32; the accumulator may truncate instead of rounding, costing up to one full ulp)

@@ -14,7 +14,7 @@ or, for what a run with a flag printed (e.g. `06_warp_tiling --wmma-ceiling`),
     python3 scripts/paste_program_output.py OUT_DIR/bench.log COMMIT [CHAPTER ...]
 
 copies, for each marked chapter, the "kernel resources" lines that the program prints before it
-runs (registers, spills, shared memory, occupancy: all computed for the GPU it ran on), so the
+runs (registers, local memory, shared memory, occupancy: all computed for the GPU it ran on), so the
 README shows real output, never numbers typed by hand. Standard library only.
 """
 import pathlib

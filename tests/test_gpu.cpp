@@ -77,7 +77,8 @@ std::vector<Shape> test_shapes() {
       {130, 132, 260},
       {40, 56, 72},       // N, K multiples of 8, ragged tiles, a K tail: fast and edge paths mixed
       {136, 264, 200},    // the same, with K long enough for 04's and 06's pipelines to reuse
-                          // their stages (07's steps of 64: 4 steps, no reuse; see 2304x2304x520)
+                          // their stages (07's steps of 64: 4 steps, no reuse; its sanitizer
+                          // tests add 136x264x520)
       {2048, 4352, 72},   // many tiles, short K: persistent kernels loop over several tiles per
                           // block (272 tiles of 128 x 256), their stages reused across tiles
       // More tiles of 256 x 256 than an H100 or H200 has clusters of 2 (66), and not a whole
