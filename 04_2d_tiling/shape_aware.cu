@@ -185,10 +185,11 @@ void launch_plan(const LaunchPlan& plan, const float* A, const float* B, float* 
 // and C once more; the 128 x 256 tile, and float4 loads instead of 4-byte ones, gain more than
 // that. Measured on an H100 (one run per shape, padded against the scalar path's plan):
 // 4093^3 44.7 against 39.6 TFLOPS; 2047^3 39.9 against 37.0; 4093 x 4093 x 511 35.9 against 35.0;
-// and where split-K makes the scalar path's 4-byte loads the bottleneck, far more: 511 x 4093 x
-// 4093 37.7 against 24.4, 127 x 4093 x 4093 25.6 against 20.9, 511 x 511 x 16383 33.7 against
-// 22.4. Plans with smaller tiles (few rows, or a small C) keep the scalar path, as do the calls
-// for which the GPU has no room for the copies.
+// and far more where the scalar path's plan makes no more blocks than SMs (128 blocks of 128 x 128,
+// with or without split-K), leaving one block of 8 warps per SM to hide its 4-byte loads: 511 x
+// 4093 x 4093 37.7 against 24.4, 127 x 4093 x 4093 25.6 against 20.9, 511 x 511 x 16383 33.7
+// against 22.4. Plans with smaller tiles (few rows, or a small C) keep the scalar path, as do the
+// calls for which the GPU has no room for the copies.
 // -------------------------------------------------------------------------------------------------
 // Would the padded copies fit kernel 5's 32-bit offsets (row * cols + col in an int)? The
 // matrices themselves always do; a copy with longer rows may not (common/padding.cuh,

@@ -59,9 +59,10 @@ inline bool float4_ok(const float* A, const float* B, const float* C, int N, int
 // A tile is loaded as float4 chunks, chunk f = threadIdx.x + p * THREADS for p = 0 .. kPerThread-1.
 
 // The A tile: BM rows x BK columns of A. It is cut into slabs 8 columns wide; in a slab two
-// neighbouring threads share a row (8 floats = 32 bytes = one sector), so a warp reads 16 rows x
-// 32 bytes: 16 whole sectors. The same map also makes the transposed shared-memory store of
-// kernels 3-5 conflict-free with PAD = 4 (see store_tile_transposed).
+// neighbouring threads share a row (8 floats = 32 bytes: one sector where K is a multiple of 8),
+// so a warp reads 16 rows x 32 bytes: 16 whole sectors where the rows are so aligned. The same
+// map also makes the transposed shared-memory store of kernels 3-5 conflict-free with PAD = 4
+// (see store_tile_transposed).
 template <int BM, int BK, int THREADS>
 struct ATileMap {
   static_assert(BK % 8 == 0, "ATileMap: BK must be a multiple of 8 (slabs of 8 columns)");
@@ -74,7 +75,7 @@ struct ATileMap {
 };
 
 // The B tile: BK rows x BN columns of B, row by row; a warp reads 32 consecutive float4s of one
-// row (512 bytes, 16 whole sectors) when BN >= 128.
+// row (512 bytes: 16 whole sectors where N is a multiple of 8) when BN >= 128.
 template <int BK, int BN, int THREADS>
 struct BTileMap {
   static_assert(BN % 4 == 0, "BTileMap: BN must be a multiple of 4 (float4 chunks)");

@@ -59,7 +59,7 @@ constexpr int kMaxSplits = 32;
 constexpr double kSplitFixed = 0.02;
 constexpr double kSplitDepthFp32 = 64;      // chapter 04: FP32 on the CUDA cores
 constexpr double kSplitDepthTensor = 1536;  // chapters 06 and 07: fp16 on the tensor cores
-constexpr int kSchedulersPerSm = 4;  // every NVIDIA GPU since Maxwell: 4 SM sub-partitions
+constexpr int kSchedulersPerSm = 4;  // 4 SM sub-partitions from Maxwell on (GP100, sm_60: 2)
 LaunchPlan plan_by_waves(const std::vector<TileConfig>& configs, int M, int N, int K, int sms,
                          int max_splits = kMaxSplits);
 
@@ -75,7 +75,8 @@ LaunchPlan plan_launch(const std::vector<TileConfig>& configs, int M, int N, int
 int k_tiles_per_split(int K, int bk, int splits);
 
 // Floats between two slices of partial sums in the workspace: M x N rounded up to a multiple of
-// 4, so that every slice starts 16-byte aligned (its float2 stores stay aligned).
+// 4, so that every slice starts 16-byte aligned (chapter 04's float4 stores, and 06's and 07's
+// float2 stores, stay aligned).
 size_t split_k_slice_floats(int M, int N);
 
 }  // namespace gemm
