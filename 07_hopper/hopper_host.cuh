@@ -27,9 +27,9 @@ constexpr int kBoxN = 64;  // columns of B per TMA box
 constexpr int kClusterBlocks = 2;
 
 // An experiment beside step 5, which the headline does not use (wgmma_persistent_tail_split;
-// README.md, "What did not pay"): the last wave split by K. Where the cluster tiles are not a
-// whole number of waves (8192^3: 1024 cluster tiles on 66 clusters, 15.5 waves), the last wave
-// leaves SMs idle. Instead, its `tail_tiles` tiles are each cut into `tail_splits` slices of K,
+// docs/notes/07_hopper.md, "What did not pay"): the last wave split by K. Where the cluster tiles
+// are not a whole number of waves (8192^3: 1024 cluster tiles on 66 clusters, 15.5 waves), the
+// last wave leaves SMs idle. Instead, its `tail_tiles` tiles are each cut into `tail_splits` slices of K,
 // and the clusters share those pieces as they share whole tiles (round robin, slice-major: the
 // clusters work on one or two slices of K at a time, so the rows of A and B they read are shared
 // in L2 as a whole wave's are). 34 tiles in 3 slices: 102 pieces on 66 clusters, 2 rounds of a

@@ -43,7 +43,7 @@
 // wgmma_persistent_no_tma_store keeps step 4.
 // Beside step 5, an experiment the headline does not use: wgmma_persistent_tail_split cuts the
 // last wave's tiles into slices of K that all clusters share (TailSplit, hopper_host.cuh). On an
-// H100 it tied step 5 at 8192^3 and lost at 6144^3 (README.md, "What did not pay").
+// H100 it tied step 5 at 8192^3 and lost at 6144^3 (docs/notes/07_hopper.md, "What did not pay").
 //
 // What changed since wgmma_tma: the roles, two barriers per stage instead of one barrier per K
 // step, setmaxnreg, 384 threads; step 3 adds the tile loop, the tile order and the smaller tiles;
@@ -292,7 +292,8 @@ const std::vector<TileConfig>& configs() {
 // What the persistent launcher runs: chosen by waves (kAuto), or one choice forced. kNoCluster is
 // step 3 as it was (the 128 x 256 tile over all of K, one block per SM, C stored from registers);
 // kNoTmaStore step 4 (the same in clusters of 2). kTailSplit: step 5 with its last wave split by K
-// (TailSplit), an experiment the headline does not use (README.md, "What did not pay").
+// (TailSplit), an experiment the headline does not use (docs/notes/07_hopper.md, "What did not
+// pay").
 enum class Choice {
   kAuto, kNoSplit, kSplitK, kNarrow, kShort, kNoCluster, kNoTmaStore, kTailSplit
 };
@@ -557,7 +558,8 @@ std::vector<Variant> wgmma_persistent_variants() {
        persistent_ran<Choice::kSplitK>},
       {"wgmma_persistent_tail_split", nullptr, launch_persistent<Choice::kTailSplit>,
        "wgmma_persistent forced to its 128 x 256 tile in clusters of 2, its last wave's tiles cut "
-       "into slices of K shared by all clusters (an experiment: README.md, \"What did not pay\")",
+       "into slices of K shared by all clusters (an experiment: docs/notes/07_hopper.md, \"What did "
+       "not pay\")",
        persistent_ran<Choice::kTailSplit>},
       {"wgmma_persistent_128x128", nullptr, launch_persistent<Choice::kNarrow>,
        "wgmma_persistent forced to its 128 x 128 tile (wgmma m64n128k16, 6 stages; no split-K)",

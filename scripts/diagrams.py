@@ -1597,7 +1597,7 @@ def hopper_tail_split(c, out, written):
           f"partial sums (16 x {BN} floats) to a workspace, and the warp that arrives last adds "
           f"the slices in order. At most {h['tail_max_splits']} slices, of at least "
           f"{h['tail_min_steps']} K steps.\nWhat it cost and what it gained on an H100: "
-          "07_hopper/README.md, \"What did not pay\".", fs=SMALL, ha="left", va="top")
+          "docs/notes/07_hopper.md, \"What did not pay\".", fs=SMALL, ha="left", va="top")
     save(fig, out, "hopper_tail_split.png", written)
 
 
