@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, MIN_BLOCKS
         if (i + 1 < steps) Tile::load(a[next], b[next], stage_a(s1), stage_b(s1), at, 0);
         issue(i + STAGES, whole);  // into stage s, free since the barrier
       }
-      Tile::mma(acc, a[q % 2], b[q % 2]);  // KEY: 32 mma.sync, no ldmatrix waits for them
+      Tile::mma(acc, a[q % 2], b[q % 2]);  // KEY: 32 mma.sync at 64 x 64 warps, fragments ready
     }
   };
 

@@ -63,7 +63,8 @@ std::string mma_sync_ptx_runs_instead(const void* A, const void* B, const float*
 std::vector<Variant> variants();
 
 // Prints, for every compiled kernel of the chapter: registers per thread, local memory per thread
-// (spills), static and dynamic shared memory per block, and resident blocks per SM on this GPU.
+// (spills or a stack frame: -Xptxas -v tells which), static and dynamic shared memory per block,
+// and resident blocks per SM on this GPU.
 void print_resources();
 
 // For print_resources(): one compiled kernel, its block size and dynamic shared memory. A launcher
