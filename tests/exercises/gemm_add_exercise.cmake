@@ -5,8 +5,9 @@
 #   gemm_add_exercise(02_shared_tiling NAMESPACE shared_tiling
 #                     SOLUTION gemm::shared_tiling::launch_tile_32 PRECISION f32)
 #
-# does nothing unless GEMM_EXERCISES is ON and the chapter has an exercise.cu (a skeleton: the
-# chapter's headline kernel with its key lines replaced by EXERCISE_GAP(n) markers). Otherwise it
+# does nothing unless GEMM_EXERCISES is ON and the chapter has an exercise.cu (a skeleton: one of
+# the chapter's kernels, the one SOLUTION launches, with its key lines replaced by EXERCISE_GAP(n)
+# markers). Otherwise it
 # makes
 #   <name>_exercise_kernels   the skeleton, or GEMM_EXERCISE_DIR/<name>/exercise.cu when that exists
 #                             (a student's submission; the chapter's skeleton stays the reference
