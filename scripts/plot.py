@@ -364,8 +364,9 @@ def machine_value(machine, level, prefix, source="measured"):
 # Dense fp16 tensor-core multiply-adds per SM per clock with fp32 accumulation, by compute
 # capability (docs/roofline.md, section 2), as the datasheets of the data-centre parts give them
 # (V100, T4, A100, A40, L4, H100: peak / (2 x SMs x boost clock)). GeForce cards of 7.5, 8.6 and
-# 8.9 accumulate in fp32 at half that rate. (The FP32 peak needs no table here: the programs
-# compute it, DeviceInfo::peak_fp32_gflops, and write it into every row of results.csv.)
+# 8.9 accumulate in fp32 at half that rate. 8.7 (Jetson Orin) is an assumption, 8.6's rate: no
+# NVIDIA document found gives Orin's fp16 tensor rate. (The FP32 peak needs no table here: the
+# programs compute it, DeviceInfo::peak_fp32_gflops, and write it into every row of results.csv.)
 TENSOR_MACS_PER_SM = {7.0: 512, 7.5: 512, 8.0: 1024, 8.6: 512, 8.7: 512, 8.9: 512, 9.0: 2048}
 # machine.csv files written before machine_probe recorded the compute capability: by the name.
 CC_BY_NAME = {"H100": 9.0, "H200": 9.0, "GH200": 9.0, "A100": 8.0, "V100": 7.0, "T4": 7.5}
