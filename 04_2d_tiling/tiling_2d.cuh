@@ -58,12 +58,12 @@ std::vector<Variant> shape_aware_variants();
 // The fastest expected first (the chapter's headline), then the refinements in order.
 std::vector<Variant> variants();
 
-// Prints, for every compiled kernel of the chapter: registers per thread, local memory per thread
-// (spills), shared memory per block (static and dynamic) and resident blocks per SM on the current
-// GPU.
+// Prints, for every kernel the variants launch without split-K (the split-K instances are compiled
+// too, but not listed): registers per thread, local memory per thread (spills), shared memory per
+// block (static and dynamic) and resident blocks per SM on the current GPU.
 void print_resources();
 
-// For print_resources(): every compiled kernel and its block size. A launcher with a 16-byte fast
+// For print_resources(): every such kernel and its block size. A launcher with a 16-byte fast
 // path has two kernels behind it (float4 and scalar); each .cu file lists its own.
 std::vector<KernelResources> thread_tiling_kernels();  // tiling_2d.cu
 std::vector<KernelResources> warp_tiling_kernels();    // warp_tiling.cu

@@ -1,8 +1,8 @@
 // Chapter 04's warp tile and its double-buffered kernel (device code: nvcc only).
 //
 // warp_tiling.cu launches kernel 5 with the chapter's tile sizes; shape_aware.cu launches the same
-// kernel with smaller tiles, or on slices of K (split-K), chosen from the shape. Both need the
-// template, so it lives here rather than in one of the .cu files.
+// kernel with other tiles (128 x 256, 64 x 128, 32 x 128), or on slices of K (split-K), chosen
+// from the shape. Both need the template, so it lives here rather than in one of the .cu files.
 #pragma once
 
 #include <cstddef>

@@ -47,13 +47,14 @@ struct LaunchPlan {
 // M x N partial sums and the reduction reads them back: 8 bytes per element of C, against the
 // 2 K flops that computing the element takes. That costs as much as the multiplication itself
 // when K is about 4 x (flops per second) / (bytes per second): `split_depth`. The tensor cores do
-// about 15 times the FP32 pipe's flops for the same memory, so their split_depth should be about
-// that much larger (fitted to the measurements, the two constants below differ by 24x): split-K
-// pays off for tensor cores only where K is much deeper. kSplitFixed stands for
-// the second kernel's launch. The constants are fitted to the forced variants (each configuration
-// timed at every shape of the benchmark) on an H200. One cost for both, 5% per slice (about
-// right for FP32 at K = 1024), made 06's launcher split 1024^3 into 4 slices at 40% of cuBLAS,
-// where its 64 x 128 tile alone ran at 65%. `max_splits` = 1: no split-K.
+// many times the FP32 pipe's flops for the same memory (the H200's measured mma.sync ceiling is
+// about 9 times its FP32 peak, docs/figures/machine.csv; the datasheets' dense fp16 peak about 15
+// times), so their split_depth should be that much larger (fitted to the measurements, the two
+// constants below differ by 24x): split-K pays off for tensor cores only where K is much deeper.
+// kSplitFixed stands for the second kernel's launch. The constants are fitted to the forced
+// variants (each configuration timed at every shape of the benchmark) on an H200. One cost for
+// both, 5% per slice (about right for FP32 at K = 1024), made 06's launcher split 1024^3 into 4
+// slices at 40% of cuBLAS, where its 64 x 128 tile alone ran at 65%. `max_splits` = 1: no split-K.
 constexpr int kMinTilesPerSplit = 4;
 constexpr int kMaxSplits = 32;
 constexpr double kSplitFixed = 0.02;
