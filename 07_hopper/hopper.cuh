@@ -39,7 +39,7 @@ std::vector<Variant> wgmma_persistent_variants();
 // what ran instead), then steps 1 and 2, then the persistent kernel's forced choices.
 std::vector<Variant> variants();
 
-// Prints, for every kernel of the chapter: registers per thread, local memory per thread (spills),
+// Prints, for every kernel of the chapter: registers per thread, local memory per thread,
 // shared memory per block and resident blocks per SM on this GPU; or, where they cannot run, why.
 void print_resources();
 

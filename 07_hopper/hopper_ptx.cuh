@@ -14,9 +14,10 @@
 //   clusters     blocks that run together, arrive on each other's mbarriers, and receive one TMA
 //                copy at once (multicast)
 //
-// wgmma and setmaxnreg exist only in the architecture-specific target sm_90a (compute capability
-// 9.0 exactly: H100, H200, GH200). The build compiles these files for sm_90a when its architecture
-// list has 90 (07_hopper/CMakeLists.txt); otherwise GEMM_SM90A_DEVICE is 0, every wrapper is
+// wgmma exists only in the architecture-specific target sm_90a (compute capability 9.0 exactly:
+// H100, H200, GH200), and so, among 9.0's targets, does setmaxnreg (later GPUs' own "a" targets
+// have it too). The build compiles these files for sm_90a when its architecture list has 90
+// (07_hopper/CMakeLists.txt); otherwise GEMM_SM90A_DEVICE is 0, the wrappers guarded by it are
 // empty, the kernels trap, and their launchers never run them (they run chapter 06's
 // mma_sync_pipelined instead).
 #pragma once

@@ -204,10 +204,10 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint3
 // this consumer warp's 16 x BN partial sums -> their place in the workspace, then one arrival on
 // the warp's counter. The warp that arrives last reads every slice back from the workspace, its
 // own included, adds them up in the order 0, 1, ..., splits - 1 into acc, and returns true: it
-// stores the tile's rows. The partial
-// sums keep the accumulators' own layout (lane l's float4 j at 32 j + l): every piece's warp holds
-// the same elements of C in the same registers, so no index arithmetic, and each access is a
-// whole 512-byte line per warp. `slot`: (tail tile, block of the cluster, consumer warp).
+// stores the tile's rows. The partial sums keep the accumulators' own layout (lane l's float4 j
+// at 32 j + l): every piece's warp holds the same elements of C in the same registers, so no index
+// arithmetic, and each access is 512 contiguous bytes per warp (four 128-byte lines). `slot`:
+// (tail tile, block of the cluster, consumer warp).
 template <int BN>
 __device__ __forceinline__ bool tail_fixup(float (&acc)[BN / 2], float* partials, int* arrivals,
                                            int slot, int slice, int splits) {

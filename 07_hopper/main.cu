@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   // The fallback's own minimum: mma_sync_pipelined runs wmma_vec_loads where it cannot run itself.
   chapter.min_cc = 70;
   chapter.min_cc_reason = "tensor cores (WMMA) first appeared in Volta";
-  // Registers, spills, shared memory and blocks per SM of every kernel, for this GPU.
+  // Registers, local memory, shared memory and blocks per SM of every kernel, for this GPU.
   chapter.describe = gemm::hopper::print_resources;
   return gemm::run_gpu_chapter(argc, argv, chapter);
 }

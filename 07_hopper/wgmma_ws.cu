@@ -12,9 +12,9 @@
 // No __syncthreads() in the loop: each side waits only for the stage it needs, so the producer
 // runs up to 4 stages ahead and a slow warpgroup no longer holds up the other one.
 // Register reallocation: the producer needs few registers, a consumer 128 accumulators and more.
-// All 384 threads start with the same budget (65536 / 384 = 168 per thread, the cap that
-// __launch_bounds__(384, 1) sets); setmaxnreg then moves registers from the producer (down to 40)
-// to the consumers (up to 232): 128 x 40 + 256 x 232 = 64512 <= 65536.
+// All 384 threads start with the same budget (65536 / 384, rounded down to a multiple of 8: 168
+// per thread, the cap that __launch_bounds__(384, 1) sets); setmaxnreg then moves registers from
+// the producer (down to 40) to the consumers (up to 232): 128 x 40 + 256 x 232 = 64512 <= 65536.
 //
 // Step 3, wgmma_persistent_no_cluster: the same kernel, one block per SM (132 on an H100)
 // instead of one per tile. Each block loops over tiles t = blockIdx.x, + gridDim.x, ... Two gains:
