@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   chapter.precision = gemm::Precision::kF16;
   chapter.min_cc = 70;
   chapter.min_cc_reason = "tensor cores (WMMA) first appeared in Volta";
-  // Registers, spills, shared memory and blocks per SM of every kernel, for this GPU.
+  // Registers, local memory, shared memory and blocks per SM of every kernel, for this GPU.
   chapter.describe = gemm::warp_tiling::print_resources;
   const int rc = gemm::run_gpu_chapter(argc, argv, chapter);
 

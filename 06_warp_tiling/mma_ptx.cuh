@@ -54,7 +54,7 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t& r0, uint32_t& r1, ui
 #endif
 }
 
-// d = a * b + d on a 16 x 8 x 16 tile: 4096 multiply-adds by the warp's 32 lanes together.
+// d = a * b + d on a 16 x 8 x 16 tile: 2048 multiply-adds by the warp's 32 lanes together.
 __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4],
                                              const uint32_t (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

@@ -191,8 +191,8 @@ __device__ __forceinline__ void cp_async_wait() {
 // Only for the 16-byte path: m 16-byte aligned and its row length a multiple of 8, so that every
 // chunk's source is aligned and a chunk is wholly inside or wholly outside the matrix. cp.async
 // needs a 16-byte aligned source, which an odd K or N cannot give (src_bytes could zero-fill the
-// tail of a chunk that straddles the edge, but its source would still be misaligned); the
-// launchers then fall back to kernel 3's scalar loads.
+// tail of a chunk that straddles the edge, but its source would still be misaligned); then
+// kernel 4's launcher falls back to kernel 3's scalar loads, kernel 5's packs A and B first.
 template <class Map, class Layout, int BK, bool K_IN_COLS>
 struct TileCopier {
   static constexpr int kChunks = Map::kPerThread;

@@ -143,8 +143,8 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 // Both only when the launcher has checked alignment (VEC = true). Otherwise the same kernel is
 // compiled with VEC = false: the same chunks, read one guarded half at a time. In the VEC build a
 // chunk that is not wholly inside the matrix is also read element by element.
-// This kernel is also the fallback of kernels 4 and 5 on GPUs without cp.async (sm_75) and for
-// shapes or pointers that do not allow 16-byte copies.
+// This kernel is also the fallback of kernels 4-6 on GPUs without cp.async (sm_75), and of
+// kernel 4 for shapes or pointers that do not allow 16-byte copies (kernels 5 and 6 pack A and B).
 // -------------------------------------------------------------------------------------------------
 template <int BM, int BN, int BK, int WM, int WN, int PAD, bool VEC>
 __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
