@@ -6,8 +6,8 @@
 #                     SOLUTION gemm::shared_tiling::launch_tile_32 PRECISION f32)
 #
 # does nothing unless GEMM_EXERCISES is ON and the chapter has an exercise.cu (a skeleton: one of
-# the chapter's kernels, the one SOLUTION launches, with its key lines replaced by EXERCISE_GAP(n)
-# markers). Otherwise it
+# the chapter's kernels with its key lines replaced by EXERCISE_GAP(n) markers; SOLUTION is the
+# kernel it is timed against, not always the same one). Otherwise it
 # makes
 #   <name>_exercise_kernels   the skeleton, or GEMM_EXERCISE_DIR/<name>/exercise.cu when that exists
 #                             (a student's submission; the chapter's skeleton stays the reference
