@@ -389,6 +389,8 @@ def tensor_peak(machine, device):
     if not sms or not mhz or cc is None or round(cc, 1) not in TENSOR_MACS_PER_SM:
         return None, ""
     macs = TENSOR_MACS_PER_SM[round(cc, 1)]
+    if round(cc, 1) in (7.5, 8.6, 8.9) and "GeForce" in device:
+        macs //= 2  # GeForce cards accumulate fp16 products in fp32 at half the rate (above)
     return sms * macs * 2 * mhz / 1000, f"{sms:.0f} SMs x {macs} MAC x 2 x {mhz:.0f} MHz"
 
 

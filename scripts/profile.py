@@ -182,7 +182,9 @@ def main():
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
         for row in out_rows:
-            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
+            # Whole numbers (byte and sector counts) exactly; other floats to 6 significant digits.
+            w.writerow({k: (f"{v:.0f}" if isinstance(v, float) and v.is_integer()
+                            else f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
     print(f"profile.py: {len(out_rows)} kernels profiled, {failed} failed -> {args.out_csv}")
     sys.exit(1 if failed or not out_rows else 0)
 
