@@ -3,7 +3,8 @@
 //
 // The idea: C has M*N independent dot products, so give each to its own thread. Thread (row, col)
 // walks along row `row` of A and down column `col` of B, accumulating K products in a register.
-// No data is shared between threads on purpose; caches do what little reuse happens.
+// No data is shared between threads on purpose; the reuse there is (much: every element of A and
+// B is read by many threads) is left to the L1 and L2 caches.
 //
 // What changed since chapter 00: the loops over i and j become the grid of threads; only the k
 // loop is left in the code. Work per thread: K multiply-adds (FMAs). Per block (32 x 8 threads):
@@ -14,10 +15,11 @@
 //
 // Three variants teach one lesson each:
 //   naive_coalesced           threadIdx.x -> column. A warp's 32 threads read 32 neighbouring
-//                             elements of a row of B (one 128-byte transaction) and the same
-//                             element of A (one broadcast), and write 32 neighbouring elements of C.
+//                             elements of a row of B (4 sectors of 32 bytes, one 128-byte line,
+//                             when N is a multiple of 32 so that rows start aligned) and the same
+//                             element of A (a broadcast), and write 32 neighbouring elements of C.
 //   naive_uncoalesced         threadIdx.x -> row. Now a warp touches 32 different rows of A, K
-//                             floats apart: 32 transactions for 32 useful floats.
+//                             floats apart: 32 sectors for 32 useful floats.
 //   naive_global_accumulate   the running sum lives in C, in global memory: every step stores it.
 //
 // Preconditions: none. Any M, N, K >= 1 (threads outside C return at once).
@@ -55,11 +57,11 @@ __global__ void naive_uncoalesced_kernel(const float* __restrict__ A, const floa
 
   float acc = 0.0f;
   for (int k = 0; k < K; ++k) {
-    // A[row][k]: 32 rows, K floats apart -> 32 separate memory transactions per warp.
+    // A[row][k]: 32 rows, K floats apart -> 32 separate sectors per warp load.
     // B[k][col]: now the broadcast.
     acc += A[row * K + k] * B[k * N + col];
   }
-  C[row * N + col] = acc;  // 32 rows, N floats apart: 32 transactions again
+  C[row * N + col] = acc;  // 32 rows, N floats apart: 32 sectors again
 }
 
 // No __restrict__ on C here: as far as the compiler knows, C may overlap A or B, so it must store
