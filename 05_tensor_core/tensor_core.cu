@@ -57,7 +57,8 @@ namespace wmma = nvcuda::wmma;
 constexpr int kWarpSize = 32;
 
 // The fragment types. Which lane holds which of the 256 elements is not specified (README.md,
-// "Fragments"): a kernel may only load, store, fill and mma them.
+// "Fragments"): a kernel may only load, store, fill and mma them, or apply to every element an
+// operation that does not depend on its position (acc.x[i] *= alpha).
 using FragA = wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major>;
 using FragB = wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major>;
 using FragC = wmma::fragment<wmma::accumulator, WMMA_M, WMMA_N, WMMA_K, float>;
