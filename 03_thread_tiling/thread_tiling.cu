@@ -143,11 +143,11 @@ void launch_tm16(const float* A, const float* B, float* C, int M, int N, int K,
 std::vector<Variant> variants() {
   return {
       {"thread_tiling_tm8", launch_tm8, nullptr,
-       "TM=8 outputs per thread; BM=64 BN=64 BK=16, 512 threads, 8 KB shared per block"},
+       "TM=8 outputs per thread; BM=64 BN=64 BK=16, 512 threads, 8 KiB shared per block"},
       {"thread_tiling_tm4", launch_tm4, nullptr,
-       "TM=4 outputs per thread; BM=32 BN=64 BK=16, 512 threads, 6 KB shared per block"},
+       "TM=4 outputs per thread; BM=32 BN=64 BK=16, 512 threads, 6 KiB shared per block"},
       {"thread_tiling_tm16", launch_tm16, nullptr,
-       "TM=16 outputs per thread; BM=128 BN=64 BK=16, 512 threads, 12 KB shared per block"},
+       "TM=16 outputs per thread; BM=128 BN=64 BK=16, 512 threads, 12 KiB shared per block"},
   };
 }
 
