@@ -58,16 +58,17 @@ struct WarpTile {
   }
 };
 
-// One BK-deep step on the tiles in shared memory: per k, TM/4 + TN/4 = 4 LDS.128, then the
-// TM x TN outer product. Shared by kernels 4 and 5.
+// One BK-deep step on the tiles in shared memory: per k, TM/4 + TN/4 LDS.128 (4 with 8 x 8
+// outputs per thread, 6 with the 128 x 256 tile's 8 x 16), then the TM x TN outer product. Shared
+// by kernels 4 and 5.
 template <class Warp, int BK, int LDA, int LDB, int TM, int TN>
 __device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
                                                const float (&Bs)[BK][LDB], int row0, int col0,
                                                float (&acc)[TM][TN]) {
 #pragma unroll
   for (int k = 0; k < BK; ++k) {
-    float a[TM];  // [TM]  rows row0 + {0, 16} + 0..3
-    float b[TN];  // [TN]  columns col0 + {0, 32} + 0..3
+    float a[TM];  // [TM]  rows row0 + s * kStrideM + 0..3 (chapter's sizes: {0, 16})
+    float b[TN];  // [TN]  columns col0 + s * kStrideN + 0..3 (chapter's sizes: {0, 32})
 #pragma unroll
     for (int s = 0; s < TM / 4; ++s) put4(a, 4 * s, lds128(&As[k][row0 + s * Warp::kStrideM]));
 #pragma unroll
@@ -109,11 +110,11 @@ __device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
 // measured"): BK = 16 forced to two blocks spills and is slower; BK = 8 with two blocks is no
 // faster than this one. Fewer warps suffice when each thread has 64 independent FMAs per k, 16 k
 // steps of them between a tile's loads and their use, and 4 float4 loads in flight.
-// The scalar fallback (N or K not a multiple of 4, unaligned pointers) is different: it issues 16
-// separate guarded 4-byte loads per tile instead of 4 float4s, and 8 warps cannot hide them: with
-// the float4 path's sizes it fell far behind at odd sizes (commit a00d30b); with BK = 8 and two
-// blocks per SM (16 warps) it keeps pace (the 4093^3 table of docs/notes/04_2d_tiling.md). So
-// each path gets its own sizes (launchers).
+// The scalar fallback (N or K not a multiple of 4, unaligned pointers) is different: it issues
+// four guarded 4-byte loads for each float4 (16 per thread and tile at BK = 16, where the float4
+// path issues 4), and 8 warps cannot hide them: with the float4 path's sizes it fell far behind
+// at odd sizes (commit a00d30b); with BK = 8 and two blocks per SM (16 warps) it keeps pace (the
+// 4093^3 table of docs/notes/04_2d_tiling.md). So each path gets its own sizes (launchers).
 // Shared memory: the two stages are dynamic shared memory (launch with
 // double_buffer_smem_bytes<...>() bytes): 33,280 bytes with the chapter's sizes, but 49,664 for
 // tiling_2d_shape_aware's 128 x 256 tile, over the 48 KB that static arrays may take. A block may
@@ -169,7 +170,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), MIN_BLOCKS)  // KE
     const int stage = t % 2;
     const bool has_next = t + 1 < tiles;  // the same for every thread: no divergent barrier
     if (has_next) {
-      // KEY: issued now, consumed after the math: their latency hides behind BK * 64 FMAs.
+      // KEY: issued now, consumed after the math: their latency hides behind BK * TM * TN FMAs.
       load_tile<AMap, VEC>(A, M, K, block_row, k_begin + (t + 1) * BK, a_chunks);
       load_tile<BMap, VEC>(B, K, N, k_begin + (t + 1) * BK, block_col, b_chunks);
     }
