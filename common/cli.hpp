@@ -45,8 +45,9 @@ struct ParseResult {
   std::string message;  // the one clear sentence for bad input, or the --help / --list text
 };
 
-// The largest single dimension we accept. The grids put row tiles in blockIdx.y, which CUDA limits
-// to 65535 blocks; with tiles of at least 8 rows that allows 524280 rows. We also keep every
+// The largest single dimension we accept. The grids put row tiles (naive_uncoalesced: column
+// tiles) in blockIdx.y, which CUDA limits to 65535 blocks; with tiles of at least 8 rows (or
+// columns) that allows 524280. We also keep every
 // matrix under 2^31 elements so that 32-bit index arithmetic (cheap on the GPU) never overflows.
 constexpr int kMaxDim = 1 << 18;
 
