@@ -4,9 +4,9 @@
 //   C = A x B, all row-major: A is M x K, B is K x N, C is M x N. Device pointers, no alignment
 //   promised (a kernel that wants 16-byte loads must check and fall back). Any M, N, K from 1 to
 //   2^18 (chapter 01's grids put M / 8 or N / 8 blocks in gridDim.y, at most 65,535) with each of
-//   A, B and C under 2^31 elements (the command line's limits, common/cli.hpp), so that a kernel may index
-//   them with 32-bit ints; a copy a launcher makes (padding, split-K partial sums) may be larger,
-//   and is then indexed in 64 bits or not made (docs/library_use.md, "Sizes").
+//   A, B and C under 2^31 elements (the command line's limits, common/cli.hpp), so that a kernel
+//   may index them with 32-bit ints; a copy a launcher makes (padding, split-K partial sums) may be
+//   larger, and is then indexed in 64 bits or not made (docs/library_use.md, "Sizes").
 //   Stream-ordered: a launcher queues its work on `stream` and returns; it never synchronizes, and
 //   it may be captured into a CUDA graph (docs/library_use.md, "CUDA graphs").
 //
