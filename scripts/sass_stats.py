@@ -11,7 +11,9 @@ how many of each instruction the compiler emitted (a STATIC count: an instructio
 once, however often it runs) and its resources:
 
   FFMA         fp32 fused multiply-adds: the useful work of chapters 01-04
-  LDS, LDS.128 shared-memory loads, all and 128-bit (four floats per instruction)
+  LDS, LDS.128 shared-memory loads, all and 128-bit (four floats per instruction); every
+               instruction is counted as emitted, so placeholders the compiler predicates off
+               (`@!PT LDS RZ, [RZ]`, as in 06's mma.sync kernels) count too
   LDG, LDG.128 global loads, all and 128-bit
   STS          shared-memory stores
   HMMA, LDSM   tensor-core multiply-accumulates and the shared-to-register fragment loads (05-06)
