@@ -164,8 +164,10 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2],
 // wavefronts per 64-bit store where 2 would do; docs/profiling.md, section 3), and one thread hands
 // the boxes to the copy engine. The engine's last
 // copy runs on while the warpgroup starts its next tile's wgmmas: the store overlaps the MMAs.
-// The buffer is reused once the previous chunk's copy has READ it (wait_group.read), which is
-// long done by then. The copy skips what falls outside C: no guards here.
+// The buffer is reused once the previous chunk's copy has READ it (wait_group.read): within a tile
+// that is the copy just issued, so the chunks take turns with the engine's reads; the previous
+// tile's last copy has had the whole tile to finish. The copy skips what falls outside C: no
+// guards here.
 template <int BN = kBN>
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint32_t staging,
                                                const CUtensorMap* map_c, int row0, int col0,
