@@ -88,7 +88,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
 
       // ---- Gap 2: the B fragment ----------------------------------------------------------------
       // The same for `float b[TN];  // [TN]`: the TN values of row k of Bs in this thread's
-      // columns (tx, above). Which of the two fragments does a whole warp read at one address?
+      // columns (tx, above). At how many different addresses does a whole warp read each fragment?
       EXERCISE_GAP(2);  // delete this line when you have written gap 2
 
       // ---- Gap 3: the outer product -------------------------------------------------------------
