@@ -1,6 +1,6 @@
 // diagram_constants: prints, as JSON, every kernel constant that the teaching diagrams draw (tile
-// sizes, threads, stages, padding, fragment shapes, the swizzle and ldmatrix tables), taken from
-// the chapters' own headers, so that a picture cannot drift from its kernel.
+// sizes, threads, stages, padding, fragment shapes, the tile maps, the swizzle and ldmatrix
+// tables), taken from the chapters' own headers, so that a picture cannot drift from its kernel.
 //
 //   cmake --build build --target diagram_constants
 //   ./build/bin/diagram_constants build/diagram_constants.json
@@ -159,6 +159,13 @@ int main(int argc, char** argv) {
     j.open("04_2d_tiling");
     j.value("TM", k13::kTM);
     j.value("TN", k13::kTN);
+    // Kernels 1-3's block tile and the padding of kernel 3's transposed As (sections 2-3), and
+    // the bytes of load4_or_zero's float4, which must start at a multiple of as many bytes.
+    j.value("BM_1_3", k13::kBM);
+    j.value("BN_1_3", k13::kBN);
+    j.value("BK_1_3", k13::kBK);
+    j.value("PAD_1_3", k13::kPad);
+    j.value("float4_bytes", sizeof(float4));
     j.value("BM", k45::kBM);
     j.value("BN", k45::kBN);
     j.value("BK", k45::kBKDouble);
@@ -217,6 +224,28 @@ int main(int argc, char** argv) {
     j.list("b_row_bytes", 8, [](int r) { return kHalf * wt::Padded<wt::kBN>::offset(r, 0); });
     j.list("b_row_bytes_padded", 8,
            [](int r) { return kHalf * wt::Padded<wt::kBN + wt::kPad>::offset(r, 0); });
+    // Step 3's tile maps (tile_helpers.cuh): what lane l of warp 0 loads with its first load
+    // instruction (p = 0), as a row and a column (in halves) of the tile: one half (ElementMap,
+    // kernels 1-2) or the first half of a 16-byte chunk of 8 (ChunkMap, kernels 3-4); and how
+    // many loads each thread issues per tile.
+    {
+      using AElems = wt::ElementMap<wt::kBM, wt::kBK, wt::kThreads>;
+      using BElems = wt::ElementMap<wt::kBK, wt::kBN, wt::kThreads>;
+      using AChunks = wt::ChunkMap<wt::kBM, wt::kBK, wt::kThreads>;
+      using BChunks = wt::ChunkMap<wt::kBK, wt::kBN, wt::kThreads>;
+      j.list("a_element_row", kWarp, [](int l) { return AElems::row(l, 0); });
+      j.list("a_element_col", kWarp, [](int l) { return AElems::col(l, 0); });
+      j.list("b_element_row", kWarp, [](int l) { return BElems::row(l, 0); });
+      j.list("b_element_col", kWarp, [](int l) { return BElems::col(l, 0); });
+      j.list("a_chunk_row", kWarp, [](int l) { return AChunks::row(l, 0); });
+      j.list("a_chunk_col", kWarp, [](int l) { return AChunks::col(l, 0); });
+      j.list("b_chunk_row", kWarp, [](int l) { return BChunks::row(l, 0); });
+      j.list("b_chunk_col", kWarp, [](int l) { return BChunks::col(l, 0); });
+      j.value("a_elements_per_thread", AElems::kPerThread);
+      j.value("b_elements_per_thread", BElems::kPerThread);
+      j.value("a_chunks_per_thread", AChunks::kPerThread);
+      j.value("b_chunks_per_thread", BChunks::kPerThread);
+    }
     // The XOR swizzle of kernel 5: byte offset of 16-byte chunk c of row r (8 halves each).
     j.table("swizzle_a_bytes", 8, SwA::kChunks,
             [](int r, int c) { return kHalf * SwA::offset(r, 8 * c); });

@@ -8,10 +8,10 @@
 Every number a diagram shows comes from one of:
   - the kernels' constants: build/bin/diagram_constants (scripts/diagram_constants.cu) prints
     them as JSON, read from the chapters' headers (tile sizes, threads, stages, padding, fragment
-    shapes, the swizzle and ldmatrix tables, the Hopper boxes and tile order);
+    shapes, the tile maps, the swizzle and ldmatrix tables, the Hopper boxes and tile order);
   - what a GPU run wrote next to results.csv: machine.csv (sizes, bandwidths, latencies, SMs),
-    resources.csv (blocks per SM, shared memory per block) and results.csv (what a shape-aware
-    launcher chose for a shape).
+    resources.csv (blocks per SM, shared memory per block, and from it the pipeline depths that
+    are chosen inside a .cu file) and results.csv (what a shape-aware launcher chose for a shape).
 All of them are gathered into one dictionary, which the drawings read, and which is written to
 docs/figures/diagrams/inputs.json next to the pictures. --check gathers it again (from the
 program's output and the CSVs as they are now) and fails if it differs from the committed
@@ -68,6 +68,8 @@ def chunk_color(q, n):
     """Chunk q of n: cividis, spread over the whole map; and a text colour that reads on it."""
     r, g, b, _ = matplotlib.colormaps["cividis"](q / max(n - 1, 1))
     return (r, g, b), ("black" if 0.3 * r + 0.6 * g + 0.1 * b > 0.5 else "white")
+
+FP32_BYTES, FP16_BYTES = 4, 2  # the kernels' element types: float (chapters 00-04) and __half
 
 DPI = 100          # 9-inch figures: 900 pixels, the width of a README on GitHub
 WIDTH = 9.0
@@ -158,6 +160,16 @@ def gather(kernels, machine, resources, results):
                  "pipeline depth of hopper_tiles.cuh's SharedLayout")
     c["hopper"] = {"stages": hp["smem_bytes_by_stages"].index(ws["smem_bytes"]) + 1,
                    "consumers": ws["threads"] // kernels["hardware"]["warpgroup_threads"] - 1}
+    # So is mma_sync_pipelined's (kStages, inside mma_pipelined.cu): its 128 x 256 kernel's shared
+    # memory in resources.csv is that many stages of an A tile and a B tile.
+    k06 = kernels["06_warp_tiling"]
+    stage = (k06["BM"] + k06["BN"]) * k06["BK"] * FP16_BYTES
+    smem = resource(resources, f"mma_sync_pipelined {k06['BM']}x{k06['BN']}",
+                    "smem_bytes_per_block")
+    if smem % stage:
+        sys.exit(f"diagrams.py: mma_sync_pipelined's shared memory in resources.csv ({smem} bytes) "
+                 f"is no whole number of {stage}-byte stages")
+    c["pipelined"] = {"stages": smem // stage}
     c["budget"] = {k: {"chapter": next(r["chapter"] for r in resources if r["kernel"] == k),
                        "threads": resource(resources, k, "threads"),
                        "regs": resource(resources, k, "regs_per_thread"),
@@ -726,6 +738,142 @@ def outer_product(c, out, written):
     save(fig, out, "04_outer_product.png", written)
 
 
+def float4_alignment_04(c, out, written):
+    """Section 2: which rows of a row-major fp32 matrix start on a 16-byte boundary, for a row
+    length that is a multiple of 4 and one that is not, against the float4 loads of one B tile."""
+    t = c["kernels"]["04_2d_tiling"]
+    vb = t["float4_bytes"]          # a float4 load: 16 bytes, at an address that is a multiple of 16
+    vec = vb // FP32_BYTES          # floats per float4
+    rows = t["BK_1_3"]              # one block's B tile: BK rows of B (kernels 1-3)
+    chunks = 3                      # the first 3 float4s of each row, drawn
+    # Two row lengths: the reference run's 4096, and section 2's N = 4095 (one float short).
+    widths = [(4096, "a multiple of 4"), (4095, "not a multiple of 4")]
+    ph = rows + 3.4                 # one panel's height
+    span = (vec - 1) + chunks * vec  # the widest a row can be drawn: shifted by up to vec - 1
+    fig, ax = canvas(WIDTH, 6.4, (-13.5, span + 19.5), (-3.0, 2 * ph + 3.6),
+                     f"04, section 2: which rows of a row-major fp32 matrix start on a "
+                     f"{vb}-byte boundary", equal=False)
+    for n, (N, what) in enumerate(widths):
+        y0 = n * ph
+        label(ax, -13.3, y0 - 1.6, f"N = {N} ({what}): row r starts {FP32_BYTES} x {N} x r "
+              f"bytes after row 0", ha="left", weight="bold")
+        for b in range(0, span + 2, vec):  # the 16-byte boundaries of memory
+            ax.plot([b, b], [y0 - 0.35, y0 + rows + 0.15], color=WAIT, lw=0.9, ls="--", zorder=4)
+        bad = 0
+        for r in range(rows):
+            start = FP32_BYTES * N * r
+            off = start % vb
+            sh = off // FP32_BYTES   # where the row's first float lies inside its 16 bytes
+            ok = off == 0
+            bad += not ok
+            for q in range(chunks):
+                x = sh + q * vec
+                rect(ax, x, y0 + r + 0.08, vec, 0.84, fc=tint(B_COLOR, 0.55) if ok else
+                     tint(HIGHLIGHT, 0.3), ec="black" if ok else HIGHLIGHT,
+                     lw=1.4 if ok else 2.0, z=2)
+                for e in range(vec):
+                    label(ax, x + e + 0.5, y0 + r + 0.5, str(q * vec + e), fs=6.5)
+            label(ax, -0.4, y0 + r + 0.5, f"row {r}: byte {start:,}", fs=7.5, ha="right")
+            label(ax, span + 1.6, y0 + r + 0.5,
+                  f"{start:,} % {vb} = 0: float4 loads fine" if ok else
+                  f"{start:,} % {vb} = {off}: misaligned", fs=7.5, ha="left",
+                  color="black" if ok else HIGHLIGHT)
+        vbrace(ax, -8.6, y0, y0 + rows, f"one\nblock's\nB tile:\nBK = {rows}\nrows", fs=7)
+        verdict = (f"all {rows} rows start on a {vb}-byte boundary" if not bad else
+                   f"{bad} rows in {rows} do not: a float4 there stops the kernel "
+                   "(misaligned address)")
+        label(ax, 0, y0 + rows + 0.75, verdict, fs=SMALL, ha="left",
+              color="black" if not bad else HIGHLIGHT, weight="bold")
+    # Does every block's tile (any `rows` consecutive rows) hold a misaligned row?
+    N = widths[1][0]
+    every = all(any(FP32_BYTES * N * (r0 + r) % vb for r in range(rows)) for r0 in range(vb))
+    label(ax, -13.3, 2 * ph - 0.2,
+          f"Cell: one float, number = column; box: one float4 (columns c .. c+{vec - 1}); "
+          f"dashed: {vb}-byte boundaries of memory. A float4 at\nB + {FP32_BYTES} (r N + c) needs "
+          f"B % {vb} = 0, c % {vec} = 0 (the tile maps' chunks) and, for every row r, "
+          f"N % {vec} = 0 (K % {vec} for A).\nOne kernel runs every block" +
+          (f", and at N = {N} every block's tile has misaligned rows" if every else "") +
+          ": so the launcher checks\nN, K and the pointers once (float4_ok) and runs float4 "
+          "loads everywhere (VEC = true) or nowhere (VEC = false).", fs=SMALL, ha="left",
+          va="top")
+    save(fig, out, "04_float4_alignment.png", written)
+
+
+def bank_model_04(c, out, written):
+    """Section 3: the banks of one warp's LDS.128 of the A tile, kernels 1-2 (As[BM][BK], nvcc's
+    merged read along k) against kernel 3 (As[BK][BM + PAD]), by the section's model."""
+    t = c["kernels"]["04_2d_tiling"]
+    hw = c["kernels"]["hardware"]
+    banks, bb, warp = hw["banks"], hw["bank_bytes"], hw["warp"]
+    BM, BN, BK, TM, TN, PAD = (t["BM_1_3"], t["BN_1_3"], t["BK_1_3"], t["TM"], t["TN"],
+                               t["PAD_1_3"])
+    vec = 16 // bb                 # the words of one LDS.128
+    per_row = BN // TN             # threads per ty: lane l of warp 0 has ty = l / 16, tx = l % 16
+    tys = sorted({l // per_row for l in range(warp)})
+    lanes = {ty: [l for l in range(warp) if l // per_row == ty] for ty in tys}
+    lines = 4                      # 128-byte lines of shared memory drawn
+    # What each ty's 16 lanes read with one LDS.128 of A (warp 0), as tiling_2d.cu
+    # indexes As: kernels 1-2, As[ty * TM + i][k .. k+3] at i = 0, k = 0 (the four k that nvcc
+    # merges); kernel 3, As[k][ty * TM + 4q .. +3] at k = 0, q = 0. (row, first column, row length)
+    cases = [(f"kernels 1-2: As[{BM}][{BK}], as in A", {ty: (ty * TM, 0) for ty in tys}, BK,
+              "row", "col"),
+             (f"kernel 3: As[{BK}][{BM} + {PAD}], transposed", {ty: (0, ty * TM) for ty in tys},
+              BM + PAD, "k", "m")]
+    ph = lines + 4.5
+    fig, ax = canvas(WIDTH, 5.3, (-7.6, banks + 0.4), (-2.6, 2 * ph + 1.0),
+                     "04, section 3, the model: one warp's LDS.128 of the A tile, bank by bank")
+    for n, (name, first, ld, rname, cname) in enumerate(cases):
+        y0 = n * ph
+        words = {ty: set(range(r * ld + q, r * ld + q + vec)) for ty, (r, q) in first.items()}
+        for line in range(lines):
+            for b in range(banks):
+                w = line * banks + b
+                hit = any(w in words[ty] for ty in tys)
+                rect(ax, b, y0 + line, 1, 1, fc=A_COLOR if hit else
+                     tint(A_COLOR, 0.1 + 0.15 * ((w // ld) % 2)), ec=tint(WAIT, 0.6), lw=0.3)
+            w0, w1 = line * banks, (line + 1) * banks - 1
+            if ld <= banks:  # whole rows of As in a line
+                text = f"{rname}s {w0 // ld}-{w1 // ld}"
+            else:
+                text = f"{rname} {w0 // ld}, {cname} {w0 % ld}-{w1 % ld}"
+            label(ax, -0.3, y0 + line + 0.5, text, fs=7, ha="right")
+            if ld <= banks:  # each row of As: ld words
+                for r in range(w0 // ld, w1 // ld + 1):  # beside a float4 read, if there is one
+                    read = any(r * ld in words[ty] for ty in tys)
+                    label(ax, r * ld - w0 + (vec + ld) / 2 if read else r * ld - w0 + ld / 2,
+                          y0 + line + 0.5, f"row {r}", fs=6.5, color=WAIT)
+        for ty in tys:
+            r, q = first[ty]
+            w = r * ld + q
+            label(ax, w % banks + vec / 2, y0 + w // banks + 0.5, f"{lanes[ty][0]}-"
+                  f"{lanes[ty][-1]}", fs=7, color="white", weight="bold")
+        for b in range(0, banks, 8):
+            label(ax, b + 0.5, y0 - 0.45, str(b), fs=7)
+        reads = " and ".join(f"lanes {lanes[ty][0]}-{lanes[ty][-1]} (ty {ty}) As[{first[ty][0]}]"
+                             f"[{first[ty][1]} .. {first[ty][1] + vec - 1}]" for ty in tys)
+        label(ax, 0, y0 - 1.9, f"{name}: {reads}", fs=SMALL, ha="left", weight="bold")
+        use = {}
+        for ty in tys:
+            for w in words[ty]:
+                use.setdefault(w % banks, set()).add(w)
+        passes = max(len(v) for v in use.values())
+        held = sorted(use)
+        apart = (first[tys[1]][0] - first[tys[0]][0]) * ld + first[tys[1]][1] - first[tys[0]][1]
+        where = ("the same banks" if passes > 1 else
+                 f"banks {held[0]}-{held[vec - 1]} and {held[vec]}-{held[-1]}")
+        label(ax, banks / 2, y0 + lines + 0.8,
+              f"two float4s {apart} words apart, on {where}: " +
+              (f"{passes} wavefronts ({passes}-way conflict)" if passes > 1 else "1 wavefront"),
+              fs=SMALL, weight="bold", color=HIGHLIGHT if passes > 1 else "black")
+    label(ax, -7.4, 2 * ph - 1.6,
+          f"Cell: a {bb}-byte word; a line of cells: 128 bytes, banks 0-{banks - 1}; dark: the two "
+          f"float4s the warp reads (number = lanes:\n{per_row} lanes share each one, a broadcast). "
+          "The model: the 32-bit bank rule applied to 16-byte reads, as section 3\nstates it; "
+          "Nsight Compute's counts, beside it in the text, are the measurement.",
+          fs=SMALL, ha="left", va="top")
+    save(fig, out, "04_bank_model.png", written)
+
+
 def tile_hierarchy_04(c, out, written):
     t = c["kernels"]["04_2d_tiling"]
     BM, BN, WM, WN = t["BM"], t["BN"], t["WM"], t["WN"]
@@ -1100,6 +1248,87 @@ def bank_conflicts(c, out, written):
     save(fig, out, "06_bank_conflicts.png", written)
 
 
+def vec_loads_06(c, out, written):
+    """Step 3: what one warp's load instruction covers of the A and B tiles, one half per lane
+    (kernels 1-2, ElementMap) against one 16-byte chunk per lane (kernel 3, ChunkMap)."""
+    t = c["kernels"]["06_warp_tiling"]
+    hw = c["kernels"]["hardware"]
+    BM, BN, BK, warp = t["BM"], t["BN"], t["BK"], hw["warp"]
+    ch = t["b_chunk_col"][1] - t["b_chunk_col"][0]  # halves per chunk (8: 16 bytes)
+    chunk_bytes = ch * FP16_BYTES
+    sector = hw["sector_bytes"]
+    arows = max(t["a_chunk_row"]) + 1  # the A rows one 16-byte warp load covers
+
+    def covered(rows, cols, width):
+        """Bytes and 32-byte sectors one warp instruction reads (rows sector-aligned)."""
+        spans = {(r, (q * FP16_BYTES + b) // sector) for r, q in zip(rows, cols)
+                 for b in range(0, width * FP16_BYTES, FP16_BYTES)}
+        return len(rows) * width * FP16_BYTES, len(spans)
+    rh = 1.35                 # the height of a row
+    ya, gap_b = 2.2, 5.4      # the A panels' top; the gap before the B strips
+    yb = ya + arows * rh + gap_b
+    fig, ax = canvas(WIDTH, 5.6, (-5.0, 87.5), (-1.6, yb + 11.6),
+                     "06, step 3: what one load instruction of warp 0 reads, 2 bytes per lane "
+                     "against 16", equal=False)
+    label(ax, -4.8, -0.8, f"A tile, {BM} x {BK} halves (rows of {BK * FP16_BYTES} bytes): "
+          f"rows 0-{arows - 1}", ha="left", weight="bold")
+    sa = 1.2                  # units per half in the A panels
+    for x0, title, rows, cols, width, per in (
+            (0, "2-byte loads (steps 1-2)", t["a_element_row"], t["a_element_col"], 1,
+             t["a_elements_per_thread"]),
+            (BK * sa + 8, "16-byte loads (step 3)", t["a_chunk_row"], t["a_chunk_col"], ch,
+             t["a_chunks_per_thread"])):
+        nbytes, nsec = covered(rows, cols, width)
+        label(ax, x0 + BK * sa / 2, ya - 1.3, f"{title}, {per} per thread", fs=SMALL)
+        rect(ax, x0, ya, BK * sa, arows * rh, fc=tint(A_COLOR, 0.15), ec="none")
+        for r in range(arows):
+            ax.plot([x0, x0 + BK * sa], [ya + r * rh] * 2, color="white", lw=1.0, zorder=2)
+            label(ax, x0 - 0.3, ya + r * rh + rh / 2, f"row {r}", fs=7, ha="right")
+        for lane, (r, q) in enumerate(zip(rows, cols)):
+            rect(ax, x0 + q * sa, ya + r * rh, width * sa, rh, fc=A_COLOR, ec="white",
+                 lw=0.5, z=3, text=str(lane) if width > 1 else None, fs=7)
+        rect(ax, x0, ya, BK * sa, arows * rh, lw=1.0, z=4)
+        for q in range(0, BK, ch):
+            label(ax, x0 + q * sa + 0.4, ya - 0.35, str(q), fs=6.5, ha="left")
+        label(ax, x0 + BK * sa / 2, ya + arows * rh + 0.9,
+              f"{nbytes} bytes, {nsec} sectors: " +
+              ("lanes 0-31, one half each" if width == 1 else
+               f"lane l, chunk l % {BK // ch} of row l / {BK // ch}"), fs=SMALL)
+    # The B tile: row 0, BN halves, across the page.
+    u = 82.0 / BN             # units per half
+    label(ax, -4.8, yb - 2.6, f"B tile, {BK} x {BN} halves (rows of {BN * FP16_BYTES} bytes): "
+          "row 0", ha="left", weight="bold")
+    for n, (title, rows, cols, width, per) in enumerate((
+            ("2-byte loads (steps 1-2)", t["b_element_row"], t["b_element_col"], 1,
+             t["b_elements_per_thread"]),
+            ("16-byte loads (step 3)", t["b_chunk_row"], t["b_chunk_col"], ch,
+             t["b_chunks_per_thread"]))):
+        y0 = yb + n * 4.6
+        nbytes, nsec = covered(rows, cols, width)
+        rect(ax, 0, y0, BN * u, 1.8, fc=tint(B_COLOR, 0.15), ec="none")
+        for q in range(0, BN + 1, ch):
+            ax.plot([q * u, q * u], [y0, y0 + 1.8], color="white", lw=0.8, zorder=2)
+        for lane, (r, q) in enumerate(zip(rows, cols)):
+            rect(ax, q * u, y0, width * u, 1.8, fc=B_COLOR, ec="white", lw=0.3 if width == 1
+                 else 0.6, z=3, text=str(lane) if width > 1 else None, fs=6.5)
+        rect(ax, 0, y0, BN * u, 1.8, lw=1.0, z=4)
+        for q in range(0, BN, 4 * ch):
+            label(ax, q * u + 0.3, y0 + 2.3, str(q), fs=6.5, ha="left")
+        label(ax, 0, y0 - 0.8, f"{title}, {per} per thread: {nbytes} bytes, {nsec} sectors, " +
+              ("lanes 0-31 one half each" if width == 1 else
+               f"lane l the {chunk_bytes} bytes of chunk l"), fs=SMALL, ha="left")
+    na, nb = t["a_elements_per_thread"], t["b_elements_per_thread"]
+    va, vb = t["a_chunks_per_thread"], t["b_chunks_per_thread"]
+    label(ax, -4.8, yb + 11.4,
+          f"Number = lane; light: read by the other warps, or by warp 0's next loads (thread t, "
+          f"load p: element or chunk t + {t['threads']} p, row by row).\nPer thread and K step: "
+          f"{na} + {nb} = {na + nb} load instructions of 2 bytes, {va} + {vb} = {va + vb} of 16 "
+          f"(LDG.E.128). Sectors of {sector} bytes, for rows that start\non a sector boundary. "
+          "From ElementMap and ChunkMap (tile_helpers.cuh): what lane l of warp 0 loads first.",
+          fs=SMALL, ha="left", va="bottom")
+    save(fig, out, "06_vec_loads.png", written)
+
+
 def swizzle_grid(ax, x0, y0, table, line_bytes, groups, follow, logical_title, stored_title,
                  note, row_label="row"):
     """Two views of the same 16-byte chunks: as the tile has them (row r, chunk c), and where the
@@ -1304,6 +1533,114 @@ def cp_async_ring(c, out, written):
             p.remove()
         draw_cp_async(ax, S, steps, i, w)
     save_gif(fig, frame, range(steps + 1), out, "06_cp_async_ring.gif", written)
+
+
+def register_pipeline_06(c, out, written):
+    """Step 6 (mma_pipelined.cu, k_step): one K step of one warp in issue order: the ldmatrix of
+    the next slice go out before this slice's mma.sync (fragments double-buffered in registers);
+    the barrier before the last slice; after it the next step's first ldmatrix and the cp.async
+    refill of the stage just read, issued before the last slice's mma."""
+    t = c["kernels"]["06_warp_tiling"]
+    S = c["pipelined"]["stages"]
+    slices = t["BK"] // t["mma_k"]
+    if slices != 2:
+        sys.exit("diagrams.py: 06_register_pipeline.png draws a K step of 2 slices")
+    n_ld = t["WM"] // t["mma_m"] + t["WN"] // (2 * t["mma_n"])  # ldmatrix.x4 (A) + .x4.trans (B)
+    n_mma = (t["WM"] // t["mma_m"]) * (t["WN"] // t["mma_n"])
+    chunk = 16 // FP16_BYTES  # halves per cp.async
+    n_cp = (t["BM"] + t["BN"]) * t["BK"] // chunk // t["threads"]
+    u = 0.6                    # the width of one warp instruction
+    L, M, C, Wt, lat = n_ld * u, n_mma * u, n_cp * u, 1.2, 7.0
+    xb = L + M                 # the barrier
+    x_ld = xb + Wt             # after it: the next step's slice 0, the refill, slice 1's mma
+    x_cp = x_ld + L
+    x_m1 = x_cp + C
+    xe = x_m1 + M              # the end of step i
+    right = xe + L + 9.0
+    h = 2.0
+    rows_y = {"ldmatrix": 0.0, "mma.sync": 2.7, "cp.async": 5.4, "buf0": 8.9, "buf1": 11.6}
+    fig, ax = canvas(WIDTH, 4.8, (-9.5, right + 0.3), (-4.4, 18.5),
+                     f"06, step 6 (mma_sync_pipelined): one K step of one warp, {slices} slices "
+                     "of k16", equal=False)
+    ld_c, mma_c = tint(SECOND, 0.35), tint(C_COLOR, 0.75)
+    names = {"ldmatrix": f"ldmatrix\n{n_ld} per slice", "mma.sync": f"mma.sync\n{n_mma} per "
+             "slice", "cp.async": f"cp.async\n{n_cp} per K step",
+             "buf0": "registers\na[0], b[0]", "buf1": "registers\na[1], b[1]"}
+    for k, y in rows_y.items():
+        label(ax, -0.6, y + h / 2, names[k], fs=7.5, ha="right")
+    white = dict(boxstyle="round,pad=0.15", fc="white", ec="none")
+
+    def flight(row, x0, x1, text, faded=False):  # hatched: issued, not arrived
+        y = rows_y[row]
+        ax.add_patch(patches.Rectangle((x0, y + 0.4), x1 - x0, h - 0.8, facecolor="white",
+                                       edgecolor=tint(WAIT, 0.8), hatch="////", linewidth=0,
+                                       alpha=0.45 if faded else 1.0, zorder=2))
+        if text:
+            label(ax, x0 + 0.3, y + h / 2, text, fs=7, ha="left", bbox=white)
+
+    def issue(row, x, w, fc, text=None, faded=False):
+        rect(ax, x, rows_y[row], w, h, fc=fc, lw=0.6, text=text, fs=7.5,
+             alpha=0.45 if faded else 1.0, z=3)
+
+    def frags(row, x0, x1, text, loading=False, faded=False):  # upper half A, lower half B
+        y, a = rows_y[row], (0.45 if faded else 1.0)
+        for k, col in ((0, A_COLOR), (1, B_COLOR)):
+            ax.add_patch(patches.Rectangle((x0, y + k * h / 2), x1 - x0, h / 2,
+                                           facecolor=tint(col, 0.3 if loading else 0.75),
+                                           edgecolor=tint(WAIT, 0.8) if loading else "none",
+                                           hatch="////" if loading else None, linewidth=0,
+                                           alpha=a, zorder=2))
+        rect(ax, x0, y, x1 - x0, h, lw=0.6, alpha=a, z=3)
+        if text:
+            label(ax, (x0 + x1) / 2, y + h / 2, text, fs=7, alpha=a,
+                  bbox=dict(white, alpha=0.9 * a))
+
+    # Slice 0: the ldmatrix of slice 1 (stage s -> a[1], b[1]) first, then slice 0's mma.
+    issue("ldmatrix", 0, L, ld_c, "slice 1")
+    flight("ldmatrix", L, L + lat, "in flight")
+    issue("mma.sync", L, M, mma_c, "slice 0, from a[0], b[0]")
+    # The barrier; then step i + 1's slice 0 (stage s + 1 -> a[0], b[0]), the refill of stage s,
+    # and slice 1's mma.
+    issue("ldmatrix", x_ld, L, ld_c, "step i+1")
+    flight("ldmatrix", x_cp, x_cp + lat, "in flight")
+    issue("cp.async", x_cp, C, COPYING)
+    flight("cp.async", x_m1, right, f"step i + {S} into stage s, in flight until the barrier "
+           f"of step i + {S - 1}")
+    issue("mma.sync", x_m1, M, mma_c, "slice 1, from a[1], b[1]")
+    # Step i + 1 begins the same way (faded).
+    issue("ldmatrix", xe, L, ld_c, "slice 1", faded=True)
+    issue("mma.sync", xe + L, right - xe - L, mma_c, "slice 0 ...", faded=True)
+    # What the two register buffers hold.
+    frags("buf0", 0, xb, "step i, slice 0: read by the mma")
+    frags("buf0", x_ld, x_cp + lat, "step i+1, slice 0", loading=True)
+    frags("buf0", x_cp + lat, xe + L, "ready")
+    frags("buf0", xe + L, right, "read by the mma", faded=True)
+    frags("buf1", 0, L + lat, "slice 1: loading", loading=True)
+    frags("buf1", L + lat, x_m1, "slice 1: ready")
+    frags("buf1", x_m1, xe, "slice 1: read by the mma")
+    frags("buf1", xe, right, None, loading=True, faded=True)
+    # Headers: the step, its slices, the stage.
+    top = -1.0
+    for x0, x1, text in ((0, xb, "slice 0"), (xb, xe, "slice 1")):
+        label(ax, (x0 + x1) / 2, top, text, fs=SMALL, weight="bold")
+    brace(ax, 0, xe, top - 1.3, f"K step i, from stage s = i % {S}")
+    label(ax, xe + (right - xe) / 2, top - 1.3, "step i + 1,\nstage s + 1", fs=SMALL,
+          color=WAIT)
+    for x in (0, xe):
+        ax.plot([x, x], [top + 0.6, rows_y["buf1"] + h], color=WAIT, lw=0.8, ls=":", zorder=1)
+    ax.plot([xb + Wt / 2] * 2, [top + 0.6, rows_y["buf1"] + h + 0.4], color=HIGHLIGHT, lw=2.2,
+            zorder=5)
+    label(ax, xb + Wt / 2, rows_y["buf1"] + h + 1.1,
+          f"cp.async.wait_group {S - 2} + __syncthreads(): step i + 1 has landed, and no warp "
+          "reads stage s any more (slice 1 is in registers)", fs=SMALL, color=HIGHLIGHT)
+    label(ax, -9.3, 18.3,
+          "One warp's instructions in the order it issues them (k_step in mma_pipelined.cu); "
+          "width: warp instructions; hatched: in flight (not to scale).\nThe mma of a slice use "
+          "fragments loaded one slice earlier. After the barrier the warp issues step i + 1's "
+          "first ldmatrix and the\nrefill of stage s, then slice 1's mma, whose fragments are "
+          "ready: no warp leaves the barrier with nothing to issue.",
+          fs=7.5, ha="left", va="bottom")
+    save(fig, out, "06_register_pipeline.png", written)
 
 
 # ---- The Hopper kernels (07_hopper/README.md) --------------------------------------------------
@@ -1732,6 +2069,8 @@ DIAGRAMS = [
     (thread_column, ["03_thread_column.png"]),
     (thread_block_map, ["03_block_map.png"]),
     (outer_product, ["04_outer_product.png"]),
+    (float4_alignment_04, ["04_float4_alignment.png"]),
+    (bank_model_04, ["04_bank_model.png"]),
     (tile_hierarchy_04, ["04_tile_hierarchy.png"]),
     (double_buffer, ["04_double_buffer.png"]),
     (waves_04, ["04_waves.png"]),
@@ -1740,10 +2079,12 @@ DIAGRAMS = [
     (wmma_fragments, ["05_fragments.png"]),
     (tile_hierarchy_06, ["06_tile_hierarchy.png"]),
     (bank_conflicts, ["06_bank_conflicts.png"]),
+    (vec_loads_06, ["06_vec_loads.png"]),
     (swizzle_06, ["06_swizzle.png"]),
     (ldmatrix_06, ["06_ldmatrix.png"]),
     (mma_fragment_06, ["06_mma_fragment.png"]),
     (cp_async_ring, ["06_cp_async_ring.png", "06_cp_async_ring.gif"]),
+    (register_pipeline_06, ["06_register_pipeline.png"]),
     (hopper_tma_boxes, ["hopper_tma_boxes.png"]),
     (hopper_swizzle_128b, ["hopper_swizzle_128b.png"]),
     (hopper_pipeline, ["hopper_pipeline.png", "hopper_pipeline.gif"]),
