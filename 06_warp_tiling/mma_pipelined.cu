@@ -2,12 +2,14 @@
 // Chapter 06 - tensor cores with block and warp tiling, part 4: the mma.sync kernel, pipelined,
 // and a launcher that fits its tiles to the shape.
 //
-// The idea: in mma_sync_ptx every k16 slice starts with 8 ldmatrix whose results the slice's 32
-// mma.sync need at once, and every K step starts with a barrier that all 8 warps reach together.
-// Both leave the tensor cores idle: right after the barrier no warp has any mma ready to issue.
-// This kernel keeps them fed:
+// The idea: in mma_sync_ptx every K step starts with a barrier that all 8 warps reach together,
+// then 8 ldmatrix whose results the first slice's 32 mma.sync need at once (within a step the
+// compiler already issues the second slice's ldmatrix among the first slice's mma, but it does
+// not move them across the barrier). Right after the barrier no warp has any mma ready to issue,
+// and the tensor cores idle. This kernel keeps them fed:
 //   - fragments double-buffered in registers: the ldmatrix of slice k + 1 are issued before the
-//     mma of slice k, so their latency passes while the tensor cores work (a and b are [2] arrays);
+//     mma of slice k, across K steps too, so their latency passes while the tensor cores work (a
+//     and b are [2] arrays);
 //   - the barrier moved from the top of the K step to just before its last slice: by then every
 //     warp has read the step's last fragments, so the next step's first fragments load right after
 //     it, while the last slice's mma run from registers, and the stage just read is refilled at
