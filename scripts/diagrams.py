@@ -1536,10 +1536,11 @@ def cp_async_ring(c, out, written):
 
 
 def register_pipeline_06(c, out, written):
-    """Step 6 (mma_pipelined.cu, k_step): one K step of one warp in issue order: the ldmatrix of
-    the next slice go out before this slice's mma.sync (fragments double-buffered in registers);
-    the barrier before the last slice; after it the next step's first ldmatrix and the cp.async
-    refill of the stage just read, issued before the last slice's mma."""
+    """Step 6 (mma_pipelined.cu, k_step): one K step of one warp in program order: the ldmatrix
+    of the next slice before this slice's mma.sync (fragments double-buffered in registers); the
+    barrier before the last slice; after it the next step's first ldmatrix and the cp.async
+    refill of the stage just read, then the last slice's mma. (The compiled loop interleaves
+    these: the copies go out among the last slice's HMMA.)"""
     t = c["kernels"]["06_warp_tiling"]
     S = c["pipelined"]["stages"]
     slices = t["BK"] // t["mma_k"]
@@ -1634,11 +1635,12 @@ def register_pipeline_06(c, out, written):
           f"cp.async.wait_group {S - 2} + __syncthreads(): step i + 1 has landed, and no warp "
           "reads stage s any more (slice 1 is in registers)", fs=SMALL, color=HIGHLIGHT)
     label(ax, -9.3, 18.3,
-          "One warp's instructions in the order it issues them (k_step in mma_pipelined.cu); "
-          "width: warp instructions; hatched: in flight (not to scale).\nThe mma of a slice use "
-          "fragments loaded one slice earlier. After the barrier the warp issues step i + 1's "
-          "first ldmatrix and the\nrefill of stage s, then slice 1's mma, whose fragments are "
-          "ready: no warp leaves the barrier with nothing to issue.",
+          "One warp's instructions in program order (k_step in mma_pipelined.cu; the compiled "
+          "loop interleaves them, the copies among slice 1's HMMA); width: warp instructions;\n"
+          "hatched: in flight (not to scale). The mma of a slice use fragments loaded one slice "
+          "earlier. After the barrier come step i + 1's first ldmatrix\nand the refill of stage "
+          "s, and slice 1's mma, whose fragments are ready: no warp leaves the barrier with "
+          "nothing to issue.",
           fs=7.5, ha="left", va="bottom")
     save(fig, out, "06_register_pipeline.png", written)
 
