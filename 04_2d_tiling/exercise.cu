@@ -17,7 +17,8 @@
 // a multiple of 128 or of 8). The unmodified file compiles, runs and fails verification (C is 0).
 // Check that nothing spilled: a register array indexed by anything but the counter of a fully
 // unrolled loop lives in local memory (the program prints `local B/thread` for the chapter's
-// kernels; for yours, the nvcc line at the top of README.md has -Xptxas -v; section 1 reads it).
+// kernels; for yours, run the nvcc line at the top of README.md, which has -Xptxas -v, on
+// 04_2d_tiling/exercise.cu instead of tiling_2d.cu; section 1 reads its output).
 //
 // Build and run (from the repository root):
 //   cmake -S . -B build -DGEMM_EXERCISES=ON && cmake --build build --target 04_2d_tiling_exercise
