@@ -992,7 +992,9 @@ def waves_04(c, out, written):
     total = sum(heights) + 7.5 * len(panels)
     fig, ax = canvas(WIDTH, 6.2, (-1, sms + 1), (-1, total), equal=False,
                      title=f"04: waves on the {c['machine']['device']}'s {sms} SMs "
-                           "(width: the SMs; height: time)")
+                           f"(width: the SMs; height: time)\nthe {big}^3 panel on a scale "
+                           f"{big / small * panels[1][3] / panels[0][3]:.0f}x shorter: each of its "
+                           f"blocks is {big // small}x as deep in K")
     y = 0.0
     for (title, n, per_sm, h), height in zip(panels, heights):
         slots = sms * per_sm
