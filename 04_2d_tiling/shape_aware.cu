@@ -87,7 +87,7 @@ using Medium = Tiles<64, 128, 16, true, 2>;          // 4 warps
 using Small = Tiles<32, 128, 16, true, 4>;           // 2 warps
 // The scalar path (N or K not a multiple of 4, unaligned pointers): BK = 8 and more warps per SM,
 // as kernel 5's scalar fallback, which needs them to hide its 4-byte loads: at most 128 registers
-// per thread (170 for 32x128, which spilled 44 bytes under 128: nvcc 13.0, sm_90). 64x128
+// per thread (168 for 32x128, which spilled 44 bytes under 128: nvcc 13.0, sm_90). 64x128
 // spills 28 bytes under 128 (without split-K; 0 with it), and is still faster so: at 4093^3 on an
 // H100 it ran in 3.97 ms, against 4.19 ms with three blocks per SM (149 registers, no spill, 12
 // warps).
