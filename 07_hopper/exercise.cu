@@ -29,10 +29,11 @@
 //
 // When you are done, the kernel must be correct for EVERY M, N, K >= 1. The unmodified file
 // compiles, runs and fails verification. A mistake in the protocol usually shows as a wait that
-// never ends: mbar_wait then stops the kernel after a few seconds (an "unspecified launch
+// never ends: mbar_wait then stops the kernel within a second or so (an "unspecified launch
 // failure"), and the grade says "crashed". Worse, some mistakes are races no tool reports, caught
 // only when a test shape happens to lose them (README.md, "Correctness, and what the sanitizers
-// cannot see"): reason about each wait and arrival, do not only test. And read what the build prints: a correct kernel can still be slow (gap 4 says how).
+// cannot see"): reason about each wait and arrival, do not only test. And read what the build
+// prints: a correct kernel can still be slow (gap 4 says how).
 // Needs an H100, H200 or GH200 (sm_90a) and a build whose CUDA architectures include 90; anywhere
 // else the program and the grading tests say so and are skipped.
 //

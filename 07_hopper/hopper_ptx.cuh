@@ -75,11 +75,11 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
 
 // Waits for the phase with this parity. mbarrier.try_wait returns whether it has completed, after
 // suspending the thread for a while if not; the loop asks again until it has. After 2^26 tries
-// (seconds) the kernel traps: a wait that long means a bug in the protocol (a wrong parity, a
-// missing arrival, a wrong byte count), and the program then stops with an error instead of
-// hanging the GPU. The loop is written in PTX, in one statement: an early version in C++, with
-// the trap on a branch of its own, had ptxas (13.0) wait for the running wgmmas before every retry
-// (such a loop's layout decides that: docs/notes/07_hopper.md, "History").
+// (about a second on an H100) the kernel traps: a wait that long means a bug in the protocol (a
+// wrong parity, a missing arrival, a wrong byte count), and the program then stops with an error
+// instead of hanging the GPU. The loop is written in PTX, in one statement: an early version in
+// C++, with the trap on a branch of its own, had ptxas (13.0) wait for the running wgmmas before
+// every retry (such a loop's layout decides that: docs/notes/07_hopper.md, "History").
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 #if GEMM_SM90A_DEVICE
   asm volatile(
