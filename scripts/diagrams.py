@@ -1870,7 +1870,7 @@ def hopper_cluster(c, out, written):
               f"consumer warps of both blocks", fs=7.5, ha="left", va="top")
     label(ax, x0, yc + n * BM / u + 1.2,
           f"Read from L2 per block and K step:\n{a_kb} KiB of A + {b_kb // n} KiB of B = "
-          f"{a_kb + b_kb // n} KiB (step 3, one\nblock per tile: {a_kb} + {b_kb} = {a_kb + b_kb} "
+          f"{a_kb + b_kb // n} KiB (step 3, no\ncluster: {a_kb} + {b_kb} = {a_kb + b_kb} "
           "KiB). A multicast copy\nis read once and written into every\nblock of the cluster.",
           fs=SMALL, ha="left", va="top")
     save(fig, out, "hopper_cluster.png", written)
@@ -1981,14 +1981,21 @@ def hopper_tma_store(c, out, written):
     lane(yt, "step 4", [(0, 0.22, tint(C_COLOR, 0.7), "wgmma, last K steps"),
                         (0.22, 0.26, tint(WAIT, 0.4), "stores from registers"),
                         (0.48, 0.52, tint(C_COLOR, 0.7), "next tile's wgmma")])
+    # Chunk q + 1 is written only once copy q has READ the one staging buffer (wait_group.read):
+    # a copy reads the buffer first (short), then writes C (longer), while the next chunk is written.
+    wr, rd, wc = 0.035, 0.012, 0.03  # writing a chunk, the copy's read of it, its write to C
+    start = [0.22 + q * (wr + rd) for q in range(chunks)]
     lane(yt + 1.7, "step 5", [(0, 0.22, tint(C_COLOR, 0.7), "wgmma, last K steps")]
-         + [(0.22 + 0.035 * q, 0.035, COPYING, str(q)) for q in range(chunks)]
-         + [(0.22 + 0.035 * chunks, 0.78 - 0.035 * chunks, tint(C_COLOR, 0.7),
-             "next tile's wgmma")])
-    lane(yt + 2.9, "copy engine", [(0.22 + 0.035 * (q + 1), 0.035, tint(B_COLOR, 0.6), str(q))
-                                   for q in range(chunks)])
-    label(ax, (0.22 + 0.035 * chunks + 0.08) * width, yt + 3.4,
-          "the last chunk's copy runs under the next tile's wgmma", fs=7.5, ha="left")
+         + [(s, wr, COPYING, str(q)) for q, s in enumerate(start)]
+         + [(s + wr, rd, tint(WAIT, 0.4), "") for s in start[:-1]]
+         + [(start[-1] + wr, 1 - start[-1] - wr, tint(C_COLOR, 0.7), "next tile's wgmma")])
+    lane(yt + 2.9, "copy engine", [part for q, s in enumerate(start) for part in
+                                   ((s + wr, rd, tint(B_COLOR, 0.9), ""),
+                                    (s + wr + rd, wc, tint(B_COLOR, 0.5), f"{q}"))])
+    label(ax, (start[-1] + wr + rd + wc + 0.02) * width, yt + 3.4,
+          "dark: a copy reads the buffer; light: it writes C. The warpgroup waits (grey) for the "
+          "read\nbefore it writes the next chunk; the last chunk's copy runs under the next "
+          "tile's wgmma", fs=7.5, ha="left")
     save(fig, out, "hopper_tma_store.png", written)
 
 
