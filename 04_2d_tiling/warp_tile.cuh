@@ -102,14 +102,15 @@ __device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
 // BK*BN/4/THREADS float4s: 16 registers at BK = 16).
 //
 // Occupancy traded for work in flight: at BK = 16 this kernel needs about 160 registers per thread
-// (nvcc 13.0, sm_90), so only one block of 256 threads fits on an SM (65536 / 256 = 256 registers
-// each at most), 8 warps instead of kernel 4's 16. The float4 path lets it: MIN_BLOCKS = 1 in
-// __launch_bounds__, where kernel 4 has 2. Forcing two blocks caps it at 128 registers and it
-// spills; BK = 8 fits two blocks but pays a barrier every 8 k. The tile sweep measured all three
-// on the H200 at 4096^3 (tile_sweep_04.csv; docs/notes/04_2d_tiling.md, "Tile parameters,
-// measured"): BK = 16 forced to two blocks spills and is slower; BK = 8 with two blocks is no
-// faster than this one. Fewer warps suffice when each thread has 64 independent FMAs per k, 16 k
-// steps of them between a tile's loads and their use, and 4 float4 loads in flight.
+// (nvcc 13.0, sm_90), so only one block of 256 threads fits on an SM (its 65536 registers would
+// give one block 256 per thread; a thread may use at most 255), 8 warps instead of kernel 4's 16.
+// The float4 path lets it: MIN_BLOCKS = 1 in __launch_bounds__, where kernel 4 has 2. Forcing two
+// blocks caps it at 128 registers and it spills; BK = 8 fits two blocks but pays a barrier every
+// 8 k. The tile sweep measured all three on the H200 at 4096^3 (tile_sweep_04.csv;
+// docs/notes/04_2d_tiling.md, "Tile parameters, measured"): BK = 16 forced to two blocks spills
+// and is slower; BK = 8 with two blocks is no faster than this one. Fewer warps suffice when each
+// thread has 64 independent FMAs per k, 16 k steps of them between a tile's loads and their use,
+// and 4 float4 loads in flight.
 // The scalar fallback (N or K not a multiple of 4, unaligned pointers) is different: it issues
 // four guarded 4-byte loads for each float4 (16 per thread and tile at BK = 16, where the float4
 // path issues 4), and 8 warps cannot hide them: with the float4 path's sizes it fell far behind

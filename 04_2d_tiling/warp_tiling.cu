@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN), kMinBlocksPerSm)
     warp_tile_step<Warp>(As, Bs, row0, col0, acc);  // KEY: conflict-free fragment reads
     __syncthreads();
   }
-  // A warp's float4 stores: 4 rows x 8 lanes x 16 bytes, whole 128-byte rows of C.
+  // A warp's float4 store: 4 rows x 8 lanes x 16 bytes, 128 contiguous bytes of each of 4 rows.
   store_acc<VEC, Warp::kStrideM, Warp::kStrideN>(C, M, N, block_row + row0, block_col + col0,
                                                   acc);
 }

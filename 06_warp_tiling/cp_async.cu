@@ -5,8 +5,9 @@
 // from global memory (hundreds of clocks), the tensor cores of that block wait; with one block
 // of 8 warps per SM (the 64 x 64 warp tile takes over 200 registers per thread) no other block
 // fills in. Here the loads of tile t+2 are in flight while tile t is computed: STAGES = 3 buffers
-// of shared memory, filled by cp.async, an instruction of sm_80 that copies 16 bytes from global
-// to shared memory without going through registers and without making the thread wait for it.
+// of shared memory, filled by cp.async, an instruction of sm_80 that copies 4, 8 or 16 bytes (16
+// here) from global to shared memory without going through registers and without making the
+// thread wait for it.
 //
 //   prologue:  issue tile 0 -> stage 0, commit;  issue tile 1 -> stage 1, commit
 //   step t:    wait until tile t has landed (cp.async.wait_group STAGES-2);  barrier

@@ -1,8 +1,9 @@
-// The PTX instructions of kernel 5 (mma_ptx.cu) and of the ceiling microbenchmark
-// (wmma_ceiling.cu): ldmatrix, ldmatrix.trans and mma.sync.m16n8k16, as inline assembly, with the
-// fragment layouts they produce. Not host-includable: nvcc only. All three need sm_80 (ldmatrix
-// exists since sm_75, mma.sync.m16n8k16 with f16 inputs since sm_80); compiled for an older GPU
-// they are empty, and the kernels that call them trap (their launchers never run them there).
+// The PTX instructions of kernels 5 and 6 (mma_ptx.cu, mma_pipelined.cu, through mma_tiles.cuh) and
+// of the ceiling microbenchmark (wmma_ceiling.cu): ldmatrix, ldmatrix.trans and mma.sync.m16n8k16,
+// as inline assembly, with the fragment layouts they produce. Not host-includable: nvcc only. All
+// three need sm_80 (ldmatrix exists since sm_75, mma.sync.m16n8k16 with f16 inputs since sm_80);
+// compiled for an older GPU they are empty, and the kernels that call them trap (their launchers
+// never run them there).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// Packing, for the kernels that copy A and B in 16-byte pieces (mma_sync_ptx's cp.async here, and
-// the TMA of chapter 07's kernels, which reuse it). Host-includable.
+// Packing, for the kernels that copy A and B in 16-byte pieces (mma_sync_ptx's and
+// mma_sync_pipelined's cp.async here, and the TMA of chapter 07's kernels, which reuse it).
+// Host-includable.
 //
 // Such a copy needs every row of A and B to start at a 16-byte boundary: K and N multiples of 8
 // halves, and A and B themselves 16-byte aligned. For any other shape (4093^3, K = 4100, a

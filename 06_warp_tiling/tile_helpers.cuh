@@ -95,7 +95,7 @@ struct ElementMap {
   __host__ __device__ static int col(int tid, int p) { return (tid + p * THREADS) % COLS; }
 };
 
-// 16-byte chunks of 8 halves (kernels 3-5): chunk f = tid + p * THREADS, row-major. For the A tile
+// 16-byte chunks of 8 halves (kernels 3-6): chunk f = tid + p * THREADS, row-major. For the A tile
 // (BK = 32: 4 chunks per row) a warp reads 8 rows x 64 bytes; for the B tile (BN = 256: 32 chunks
 // per row) one row of 512 contiguous bytes. Whole 32-byte sectors either way.
 template <int ROWS, int COLS, int THREADS>
@@ -121,7 +121,7 @@ struct Padded {
   __host__ __device__ static int offset(int row, int col) { return row * LD + col; }
 };
 
-// Rows of exactly COLS halves, the 16-byte chunks of each row permuted by an XOR (kernel 5).
+// Rows of exactly COLS halves, the 16-byte chunks of each row permuted by an XOR (kernels 5-6).
 // Chunk c of row r is stored at chunk position c ^ key(r):
 //   COLS = 32 (A tile, 64-byte rows, 4 chunks): two rows share one 128-byte line of the 32 banks;
 //        key = (r / 2) % 4. Eight consecutive rows then use line-units (r % 2) * 4 + (c ^ key):

@@ -14,7 +14,7 @@
 //   wmma::mma_sync 16 x 16 x 16         the ceiling of variants 1-4 (2 x HMMA.16816 on sm_80+)
 //   mma.sync.m16n8k16 (PTX, sm_80+)     the ceiling of mma_sync_ptx and mma_sync_pipelined
 // and cuBLAS's fp16 GEMM at 4096^3 beside them. On Hopper, cuBLAS uses wgmma, an instruction of
-// sm_90 that WMMA and mma.sync cannot reach: cuBLAS may then beat our ceiling, and the table says
+// sm_90a that WMMA and mma.sync cannot reach: cuBLAS may then beat our ceiling, and the table says
 // by how much. README.md, "The ceiling", explains how to read the numbers.
 //
 // Each accumulator is written to a dummy output at the end, so the compiler cannot drop the loop.

@@ -37,7 +37,8 @@ struct LaunchPlan {
 };
 
 // The rule, in a few lines (waves.cpp): for every configuration and every split count
-// s = 1, 2, ... (each slice at least kMinTilesPerSplit K steps deep, s <= kMaxSplits), estimate
+// s = 1, 2, ... (s <= kMaxSplits, and K at least s x kMinTilesPerSplit steps deep: that many per
+// slice on average, the last slice may get fewer), estimate
 //   waves = ceil(tiles x s / (SMs x blocks_per_sm))
 //   time  ~ waves x (work of one block) x (blocks sharing an SM) / (speed x busy)
 //           x (1 + kSplitFixed + (s - 1) x split_depth / K)      (the last factor only if s > 1)
