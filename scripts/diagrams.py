@@ -316,7 +316,8 @@ def memory_hierarchy(c, out, written):
     reg, smem, l2, dram = (tint(OKABE_ITO["yellow"], 0.45), tint(OKABE_ITO["blue"], 0.22),
                            tint(OKABE_ITO["reddish purple"], 0.3), tint(WAIT, 0.35))
     sm_w, sm_h, top = 21, 18, 1
-    for i, x in enumerate((1, 24, 47)):
+    sm_x = (1, 23.5, 49)  # SM 0, SM 1, then a gap for the ellipsis, then the last SM
+    for i, x in enumerate(sm_x):
         rect(ax, x, top, sm_w, sm_h, fc=tint(WAIT, 0.1), lw=1.2)
         label(ax, x + sm_w / 2, top + 1.7, f"SM {i if i < 2 else m['sms'] - 1}", weight="bold")
         rect(ax, x + 1, top + 3.3, sm_w - 2, 4.5, fc=reg,
@@ -324,7 +325,7 @@ def memory_hierarchy(c, out, written):
         rect(ax, x + 1, top + 8.8, sm_w - 2, 8.2, fc=smem,
              text=f"shared memory\nup to {m['shared_kb']:.0f} KB, {m['shared_cycles']:.0f} cycles"
                   f"\n\nL1 cache: {m['l1_cycles']:.0f} cycles", fs=SMALL)
-    label(ax, 70.5, top + 9, "...", fs=16)
+    label(ax, 46.75, top + sm_h / 2, "...", fs=16)
     label(ax, 81, top + 5, f"{m['sms']} SMs, each with\nits own registers,\nshared memory "
           "and L1", fs=SMALL)
     label(ax, 81, top + 14, f"shared memory of\nall SMs together:\n{tb(m['shared_gbs'])} (read)",
@@ -335,14 +336,15 @@ def memory_hierarchy(c, out, written):
               f"load latency {m['l2_cycles']:.0f} cycles")
     rect(ax, 1, dram_y, 88, box_h, fc=dram, lw=1.2,
          text=f"DRAM (global memory): {m['dram_gb']:.0f} GiB\nload latency {m['dram_cycles']:.0f} cycles")
-    for x in (11.5, 34.5, 57.5):
+    for x in (sx + sm_w / 2 for sx in sm_x):
         arrow(ax, (x, l2_y), (x, top + sm_h), lw=1.5)
     label(ax, 70, (top + sm_h + l2_y) / 2, f"L2 -> SMs:\n{tb(m['l2_gbs'])} (read)", ha="left")
     arrow(ax, (45, dram_y), (45, l2_y + box_h), lw=2.5)
     label(ax, 47, (l2_y + box_h + dram_y) / 2, f"DRAM -> L2: {tb(m['dram_gbs'])} (read)",
           ha="left")
-    label(ax, 1, 52.8, f"Latency: one load that depends on the last, in SM cycles at "
-          f"{m['clock_mhz']:.0f} MHz. From docs/figures/machine.csv (commit {m['commit']}).",
+    label(ax, 1, 52.8, "Latency: one load that depends on the last, in SM cycles (clock64; it "
+          "includes the instruction that forms the next address).\nFrom docs/figures/machine.csv "
+          f"(commit {m['commit']}).",
           fs=SMALL, ha="left")
     save(fig, out, "memory_hierarchy.png", written)
 
