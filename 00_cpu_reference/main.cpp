@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   for (const auto& v : all) spec.variant_names.push_back(v.name);
   spec.default_size = 1024;
   spec.allows_managed = false;
+  spec.uses_gpu = false;
   spec.list_note = "in teaching order; the last, threaded, is the CPU figure to beat";
   const gemm::ParseResult parsed = gemm::parse_command_line(argc, argv, spec);
   if (parsed.exit_code >= 0) {

@@ -46,6 +46,7 @@
 #include "04_2d_tiling/warp_tile.cuh"
 #include "common/cuda_check.cuh"
 #include "common/padding.cuh"
+#include "common/per_device.cuh"
 #include "common/split_k.cuh"
 #include "common/workspace.cuh"
 
@@ -68,15 +69,16 @@ struct Tiles {
       tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, WN, kTM, TN, kPad, VEC, MIN_BLOCKS>;
   static constexpr auto kKernelSplit =  // the same, over one slice of K per blockIdx.z
       tiling_2d_double_buffer_kernel<BM, BN, BK, kWM, WN, kTM, TN, kPad, VEC, MIN_BLOCKS, true>;
-  // More than 48 KB of shared memory (the 128 x 256 tile) must be allowed per kernel, once.
+  // More than 48 KB of shared memory (the 128 x 256 tile) must be allowed per kernel, once on
+  // each GPU (the attribute belongs to the device that is current: common/per_device.cuh).
   static void allow_smem() {
-    static const bool done = [] {
+    static PerDevice<bool> allowed_on;
+    allowed_on.get([](int) {
       for (auto kernel : {kKernel, kKernelSplit})
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         kSmem));
       return true;
-    }();
-    (void)done;
+    });
   }
 };
 // The float4 path: BK = 16, as kernel 5. MIN_BLOCKS caps no register count here (65536 / (blocks
@@ -120,14 +122,20 @@ TileConfig config(const char* name, double speed) {
 //     alone on an SM, at 1024^3 and smaller as the plans use them, they are slower).
 // The scalar path has no 128x256: at its cap of 128 registers per thread (two blocks per SM to
 // hide its 4-byte loads), 8 x 16 outputs per thread would spill.
+// Made once per GPU: the blocks per SM are this GPU's (common/per_device.cuh).
 const std::vector<TileConfig>& configs(bool vec) {
-  static const std::vector<TileConfig> float4_path = {
-      config<Large>("128x128", 0.9), config<Medium>("64x128", 0.9 * 0.9),
-      config<Small>("32x128", 0.9 * 0.75), config<Wide>("128x256", 1.0)};
-  static const std::vector<TileConfig> scalar_path = {
-      config<LargeScalar>("128x128", 1.0), config<MediumScalar>("64x128", 0.9),
-      config<SmallScalar>("32x128", 0.75)};
-  return vec ? float4_path : scalar_path;
+  static PerDevice<std::vector<TileConfig>> float4_path, scalar_path;
+  if (vec)
+    return float4_path.get([](int) {
+      return std::vector<TileConfig>{
+          config<Large>("128x128", 0.9), config<Medium>("64x128", 0.9 * 0.9),
+          config<Small>("32x128", 0.9 * 0.75), config<Wide>("128x256", 1.0)};
+    });
+  return scalar_path.get([](int) {
+    return std::vector<TileConfig>{config<LargeScalar>("128x128", 1.0),
+                                   config<MediumScalar>("64x128", 0.9),
+                                   config<SmallScalar>("32x128", 0.75)};
+  });
 }
 
 // Which configuration runs: chosen by counting waves (kAuto), or forced. kernel 5 itself is the

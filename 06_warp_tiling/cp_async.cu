@@ -31,6 +31,7 @@
 
 #include "06_warp_tiling/tile_helpers.cuh"
 #include "common/cuda_check.cuh"
+#include "common/per_device.cuh"
 
 namespace gemm::warp_tiling {
 
@@ -127,16 +128,17 @@ constexpr int kStages = kCpAsyncStages;  // 3 (warp_tiling.cuh)
 constexpr int kSmemBytes = kStages * (kBM * (kBK + kPad) + kBK * (kBN + kPad)) * 2;  // 81408
 constexpr auto kKernel = wmma_cp_async_kernel<kBM, kBN, kBK, kWM, kWN, kPad, kStages>;
 
-// Once per process: does this GPU run the kernel's sm_80 code? If so, let it have kSmemBytes of
-// dynamic shared memory (a kernel may use at most 48 KB unless it asks).
+// Once per GPU: does this GPU run the kernel's sm_80 code? If so, let it have kSmemBytes of
+// dynamic shared memory (a kernel may use at most 48 KB unless it asks; the permission belongs to
+// the GPU that is current when it is given: common/per_device.cuh).
 bool cp_async_ready() {
-  static const bool ready = [] {
+  static PerDevice<bool> ready_on;
+  return ready_on.get([](int) {
     if (!runs_sm80_code(reinterpret_cast<const void*>(kKernel))) return false;
     CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     kSmemBytes));
     return true;
-  }();
-  return ready;
+  });
 }
 }  // namespace
 

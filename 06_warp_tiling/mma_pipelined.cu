@@ -59,6 +59,7 @@
 #include "06_warp_tiling/mma_tiles.cuh"
 #include "06_warp_tiling/packing.cuh"
 #include "common/cuda_check.cuh"
+#include "common/per_device.cuh"
 #include "common/split_k.cuh"
 
 namespace gemm::warp_tiling {
@@ -195,8 +196,10 @@ enum Config { kLarge = 0, kMedium = 1, kSmall = 2 };
 // warps hide less latency: 0.55 is what fits the forced variants at those shapes (with 0.75 the
 // rule chose it for 128 x 4096 x 4096 and 512 x 512 x 16384 and ran at 58% and 49% of cuBLAS,
 // where 128x128 in slices ran at 65% and 60%).
+// Made once per GPU (common/per_device.cuh): its permissions, and blocks per SM, are this GPU's.
 const std::vector<TileConfig>& configs() {
-  static const std::vector<TileConfig> list = [] {
+  static PerDevice<std::vector<TileConfig>> list_on;
+  return list_on.get([](int) {
     std::vector<TileConfig> c;
     if (!runs_sm80_code(reinterpret_cast<const void*>(Large::kKernel))) return c;
     auto add = [&](const char* name, auto shape, double speed) {
@@ -215,8 +218,7 @@ const std::vector<TileConfig>& configs() {
     add("128x128", Medium{}, 0.9);  // configs()[kMedium]
     add("64x128", Small{}, 0.55);   // configs()[kSmall]
     return c;
-  }();
-  return list;
+  });
 }
 
 // Which configuration runs for this shape: chosen by counting waves (Choice::kAuto), or forced.

@@ -34,6 +34,7 @@
 #include "06_warp_tiling/mma_tiles.cuh"
 #include "06_warp_tiling/packing.cuh"
 #include "common/cuda_check.cuh"
+#include "common/per_device.cuh"
 
 namespace gemm::warp_tiling {
 
@@ -128,15 +129,16 @@ constexpr int kSmemBytes = kStages * (kBM * kBK + kBK * kBN) * 2;  // 98304
 constexpr auto kKernel = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, false>;
 constexpr auto kKernelStagedC = mma_sync_ptx_kernel<kBM, kBN, kBK, kWM, kWN, kStages, true>;
 
+// Once per GPU, as cp_async.cu: runs this GPU the sm_80 code, and may the kernels use kSmemBytes?
 bool mma_ptx_ready() {
-  static const bool ready = [] {
+  static PerDevice<bool> ready_on;
+  return ready_on.get([](int) {
     if (!runs_sm80_code(reinterpret_cast<const void*>(kKernel))) return false;
     for (auto kernel : {kKernel, kKernelStagedC})
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       kSmemBytes));
     return true;
-  }();
-  return ready;
+  });
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "common/cuda_check.cuh"
 #include "common/device_stores.cuh"
 #include "common/gemm.cuh"
+#include "common/per_device.cuh"
 #include "06_warp_tiling/packing.cuh"
 
 namespace gemm::warp_tiling {
@@ -66,9 +67,10 @@ __device__ __forceinline__ uint32_t pack_halves(__half lo, __half hi) {
 }
 
 // Elements (row, col .. col+7) as one 16-byte chunk, zero where outside. With VEC, and all eight
-// inside, one 128-bit load (LDG.E.128). The caller guarantees that such an address is a multiple
-// of 16: m 16-byte aligned, cols % 8 == 0 and col % 8 == 0 (a misaligned 128-bit load is not
-// rounded or split: the kernel dies with "misaligned address").
+// inside, one 128-bit load (LDG.E.128.CONSTANT: through the read-only path). The caller
+// guarantees that such an address is a multiple of 16: m 16-byte aligned, cols % 8 == 0 and
+// col % 8 == 0 (a misaligned 128-bit load is not rounded or split: the kernel dies with
+// "misaligned address").
 template <bool VEC>
 __device__ __forceinline__ uint4 load8_or_zero(const __half* __restrict__ m, int rows, int cols,
                                                int row, int col) {
@@ -373,17 +375,16 @@ inline bool float2_stores_ok(const float* C, int N) {
   return reinterpret_cast<std::uintptr_t>(C) % 8 == 0 && N % 2 == 0;
 }
 
-// Compute capability of the current GPU as major * 10 + minor, queried once (the chapter programs
-// and tests use one GPU per process).
+// Compute capability of the current GPU as major * 10 + minor, queried once per GPU (a machine
+// may hold an H100 and an A100: each takes its own path; common/per_device.cuh).
 inline int device_cc() {
-  static const int cc = [] {
-    int dev = 0, major = 0, minor = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  static PerDevice<int> cc_of;
+  return cc_of.get([](int device) {
+    int major = 0, minor = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
     return major * 10 + minor;
-  }();
-  return cc;
+  });
 }
 
 // Does this GPU run the sm_80 code of `kernel` (cp.async, ldmatrix, mma.sync m16n8k16)? The GPU

@@ -136,9 +136,9 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 
 // -------------------------------------------------------------------------------------------------
 // 3. wmma_vec_loads. Changed from kernel 2: the global traffic.
-//   - Each thread loads its part of the tiles as 16-byte chunks of 8 halves (LDG.E.128: an eighth
-//     of kernel 2's load instructions) into registers, then stores them as 16-byte chunks
-//     (STS.128). A tile: BM * BK / 8 = 512 chunks of A and 1024 of B, 2 + 4 per thread.
+//   - Each thread loads its part of the tiles as 16-byte chunks of 8 halves
+//     (LDG.E.128.CONSTANT: an eighth of kernel 2's load instructions) into registers, then
+//     stores them as 16-byte chunks (STS.128). A tile: BM * BK / 8 = 512 chunks of A and 1024 of B, 2 + 4 per thread.
 //   - The epilogue writes C in 16-byte pieces.
 // Both only when the launcher has checked alignment (VEC = true). Otherwise the same kernel is
 // compiled with VEC = false: the same chunks, read one guarded half at a time. In the VEC build a
@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(WarpGrid<BM, BN, WM, WN>::kThreads, 1)
 #pragma unroll
     for (int p = 0; p < AMap::kPerThread; ++p)
       a_chunks[p] = load8_or_zero<VEC>(A, M, K, block_row + AMap::row(threadIdx.x, p),
-                                       k0 + AMap::col(threadIdx.x, p));  // KEY: LDG.E.128
+                                       k0 + AMap::col(threadIdx.x, p));  // KEY: LDG.E.128.CONSTANT
 #pragma unroll
     for (int p = 0; p < BMap::kPerThread; ++p)
       b_chunks[p] = load8_or_zero<VEC>(B, K, N, k0 + BMap::row(threadIdx.x, p),

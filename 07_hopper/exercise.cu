@@ -59,6 +59,7 @@
 #include "common/cuda_check.cuh"
 #include "common/exercise.cuh"
 #include "common/gemm.cuh"
+#include "common/per_device.cuh"
 
 namespace gemm::hopper_exercise_impl {
 
@@ -202,12 +203,12 @@ void launch_exercise(const __half* A, const __half* B, float* C, int M, int N, i
     std::fprintf(stderr, "07_hopper exercise: %s.\n", why_not().c_str());
     std::exit(kExitNoGpu);
   }
-  static const bool allowed = [] {
+  static PerDevice<bool> allowed_on;  // once per GPU (common/per_device.cuh)
+  allowed_on.get([](int) {
     CUDA_CHECK(cudaFuncSetAttribute(pipeline_exercise_kernel,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, Layout::kBytes));
     return true;
-  }();
-  (void)allowed;
+  });
   const AlignedOperands ops(A, B, M, N, K, stream);
   const TensorMaps maps = make_tensor_maps(ops, M, N);
   const bool pairs = warp_tiling::float2_stores_ok(C, N);

@@ -31,7 +31,8 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-// The driver's cuTensorMapEncodeTiled, or nullptr when the driver does not provide it.
+// The driver's cuTensorMapEncodeTiled, or nullptr when the driver does not provide it. One for the
+// process: the driver's function, not a GPU's.
 EncodeTiled encode_tiled() {
   static const EncodeTiled fn = [] {
     void* p = nullptr;
@@ -79,13 +80,12 @@ CUtensorMap tensor_map_2d(const void* base, CUtensorMapDataType type, int bytes,
 
 }  // namespace
 
+// Asked per GPU: in a machine with an H100 and an A100, the A100 takes mma_sync_pipelined's path
+// and the H100 this chapter's (device_cc keeps one answer per GPU: common/per_device.cuh).
 bool runs_here() {
-  static const bool ok = [] {
-    int count = 0;  // no GPU (a --list in CI): false, before anything asks the device
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return false;
-    return kBuiltForSm90a && warp_tiling::device_cc() == 90 && encode_tiled() != nullptr;
-  }();
-  return ok;
+  int count = 0;  // no GPU (a --list in CI): false, before anything asks the device
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return false;
+  return kBuiltForSm90a && warp_tiling::device_cc() == 90 && encode_tiled() != nullptr;
 }
 
 std::string why_not() {

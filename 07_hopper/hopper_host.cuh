@@ -51,8 +51,9 @@ constexpr int kTailMaxSplits = 4, kTailMinSteps = 4;
 
 // Can this process run the chapter's kernels? Three conditions: they were compiled for sm_90a
 // (the build's architecture list had 90), the GPU has compute capability 9.0 (sm_90a code runs
-// there and nowhere else), and the driver provides cuTensorMapEncodeTiled. Decided once per
-// process; false without a GPU.
+// there and nowhere else), and the driver provides cuTensorMapEncodeTiled. Asked for the current
+// GPU (each GPU of a machine may answer differently: device_cc keeps one answer per GPU); false
+// without a GPU.
 bool runs_here();
 
 // When !runs_here(): why, in a few words, for the results table ("needs sm_90a (Hopper)").

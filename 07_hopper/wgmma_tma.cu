@@ -39,6 +39,7 @@
 #include "06_warp_tiling/warp_tiling.cuh"  // launch_mma_sync_pipelined: the fallback
 #include "07_hopper/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
+#include "common/per_device.cuh"
 
 namespace gemm::hopper {
 
@@ -86,14 +87,15 @@ constexpr int kStages = 4;
 constexpr int kSmemBytes = SharedLayout<kStages>::kBytes;  // 197696: 4 stages, barriers, 1 KB
 constexpr auto kKernel = wgmma_tma_kernel<kStages>;
 
+// Once per GPU (common/per_device.cuh): runs this GPU the sm_90a code, with kSmemBytes?
 bool ready() {
-  static const bool ok = [] {
+  static PerDevice<bool> ready_on;
+  return ready_on.get([](int) {
     if (!runs_here()) return false;
     CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     kSmemBytes));
     return true;
-  }();
-  return ok;
+  });
 }
 
 void launch(const __half* A, const __half* B, float* C, int M, int N, int K,

@@ -60,8 +60,6 @@
 #include "07_hopper/hopper.cuh"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -69,7 +67,7 @@
 #include "07_hopper/hopper_tiles.cuh"
 #include "common/cuda_check.cuh"
 #include "common/split_k.cuh"
-#include "common/workspace.cuh"  // RelaxedCaptureMode
+#include "common/per_device.cuh"
 
 namespace gemm::hopper {
 
@@ -249,8 +247,11 @@ constexpr auto kKernelCluster = wgmma_ws_kernel<kStages, true, 128, 256, kCluste
 constexpr auto kKernelTmaStore = wgmma_ws_kernel<kStages, true, 128, 256, kCluster, true>;
 constexpr int kSmemTmaStore = SharedLayout<kStages>::kBytesWithStaging;  // 231424
 
+// Once per GPU (common/per_device.cuh): runs this GPU the sm_90a code, and may each kernel use
+// its shared memory there?
 bool ready() {
-  static const bool ok = [] {
+  static PerDevice<bool> ready_on;
+  return ready_on.get([](int) {
     if (!runs_here()) return false;
     auto allow = [](auto kernel, int bytes) {
       CUDA_CHECK(
@@ -263,8 +264,7 @@ bool ready() {
     allow(kKernelCluster, kSmemBytes);
     allow(kKernelTmaStore, kSmemTmaStore);
     return true;
-  }();
-  return ok;
+  });
 }
 
 // The tiles for plan_by_waves, one block per SM each; `warps` counts the consumer warps (the
@@ -318,24 +318,19 @@ cudaLaunchConfig_t cluster_config(int blocks, int threads, int smem, cudaStream_
 
 // How many clusters of the step-4 kernel the current GPU runs at once: one block per SM, and the
 // 2 blocks of a cluster on SMs of the same GPC, so an SM left alone in its GPC gets none (an H100
-// SXM: 66 clusters on 132 SMs, if each GPC has an even count). Asked once per device.
+// SXM: 66 clusters on 132 SMs, if each GPC has an even count). Asked once per GPU; the query is not
+// a stream operation, but refused inside a stream capture in the default (global) mode, so
+// PerDevice asks it in the relaxed mode (common/per_device.cuh).
 int cluster_slots() {
-  static std::mutex mutex;
-  static std::map<int, int> known;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto found = known.find(device);
-  if (found != known.end()) return found->second;
-  // Not a stream operation, but refused inside a stream capture in the default (global) mode.
-  const RelaxedCaptureMode relaxed;  // common/workspace.cuh
-  cudaLaunchAttribute attribute;
-  const cudaLaunchConfig_t config = cluster_config(kCluster * current_sm_count(), kWsThreads,
-                                                   kSmemBytes, nullptr, &attribute, kCluster);
-  int clusters = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernelCluster, &config));
-  known[device] = clusters;
-  return clusters;
+  static PerDevice<int> slots_on;
+  return slots_on.get([](int) {
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config = cluster_config(kCluster * current_sm_count(), kWsThreads,
+                                                     kSmemBytes, nullptr, &attribute, kCluster);
+    int clusters = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernelCluster, &config));
+    return clusters;
+  });
 }
 
 // k and ldb: the rows of A and B as the kernel reads them (AlignedOperands, after any packing).

@@ -56,6 +56,8 @@ std::string usage_text(const CliSpec& spec) {
      << "  --seed S          seed of the random inputs (default: a fresh seed, printed)\n";
   if (spec.allows_managed)
     os << "  --memory KIND     'device' (cudaMalloc, default) or 'managed' (unified memory)\n";
+  if (spec.uses_gpu)
+    os << "  --device N        run on GPU N of this machine (default 0; nvidia-smi lists them)\n";
   os << "  --help            this text\n\n"
      << "Sizes: 1 to " << kMaxDim << " each, and each matrix under 2^31 elements.\n"
      << "Exit codes: 0 ok, 1 verification failed, 2 bad input (or too large for GPU memory),\n"
@@ -144,6 +146,14 @@ ParseResult parse_command_line(int argc, const char* const* argv, const CliSpec&
         o.seed = static_cast<std::uint64_t>(s);
         o.seed_given = true;
       }
+    } else if (arg == "--device" && spec.uses_gpu) {
+      long long d = 0;
+      if (!value(v))
+        err = "--device needs a GPU number (0 is the first; nvidia-smi lists them).";
+      else if (!parse_int(v, 0, 1023, d))
+        err = "--device must be a GPU number from 0 (nvidia-smi lists them), got '" + v + "'.";
+      else
+        o.device = static_cast<int>(d);
     } else if (arg == "--memory" && spec.allows_managed) {
       if (!value(v) || (v != "device" && v != "managed"))
         err = "--memory must be 'device' or 'managed'.";

@@ -25,6 +25,8 @@ struct Options {
   bool seed_given = false;
   bool baseline = true;           // --no-baseline: do not run cuBLAS (sanitizer runs)
   bool managed = false;           // --memory managed (unified memory, chapter 01 shows its cost)
+  int device = -1;                // --device N: run on GPU N (-1: the current one, GPU 0 unless
+                                  // CUDA_VISIBLE_DEVICES says otherwise)
   bool list = false;              // --list
   bool help = false;              // --help
 };
@@ -37,6 +39,7 @@ struct CliSpec {
   std::string list_note = "the first is the chapter's headline";  // shown by --list
   int default_size = 4096;
   bool allows_managed = false;
+  bool uses_gpu = true;  // false: chapter 00, which has no --device
 };
 
 struct ParseResult {

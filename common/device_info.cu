@@ -36,15 +36,36 @@ MachineInfo DeviceInfo::machine() const {
   return mi;
 }
 
-bool query_device(DeviceInfo& info, std::string& why) {
+namespace {
+// The number of visible GPUs, or 0 with the sentence that says why there is none.
+int visible_gpus(std::string& why) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     why = std::string("No CUDA GPU is available (") +
           (err != cudaSuccess ? cudaGetErrorString(err) : "no device found") +
           "); the GPU chapters need an NVIDIA GPU and its driver.";
-    return false;
+    return 0;
   }
+  return count;
+}
+}  // namespace
+
+int select_device(int device, std::string& why) {
+  const int count = visible_gpus(why);
+  if (count == 0) return kExitNoGpu;
+  if (device >= count) {
+    why = "--device " + std::to_string(device) + ": this machine shows " + std::to_string(count) +
+          (count == 1 ? " GPU (number 0)."
+                      : " GPUs (numbers 0 to " + std::to_string(count - 1) + ").");
+    return kExitBadInput;
+  }
+  CUDA_CHECK(cudaSetDevice(device));
+  return kExitOk;
+}
+
+bool query_device(DeviceInfo& info, std::string& why) {
+  if (visible_gpus(why) == 0) return false;
   CUDA_CHECK(cudaGetDevice(&info.id));
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, info.id));

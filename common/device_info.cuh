@@ -35,6 +35,10 @@ struct DeviceInfo {
 // CUDA GPU is present (no driver, no device, or all devices hidden).
 bool query_device(DeviceInfo& info, std::string& why);
 
+// --device N: makes GPU N current for this host thread. Returns kExitOk, or kExitNoGpu (no GPU)
+// or kExitBadInput (no GPU N) with one sentence in `why`.
+int select_device(int device, std::string& why);
+
 void print_device_header(const DeviceInfo& info);
 
 // One compiled kernel, as the occupancy API sees it.

@@ -78,6 +78,13 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
 
   DeviceInfo dev;
   std::string why;
+  if (opt.device >= 0) {  // --device N: that GPU is current for the rest of the run
+    const int code = select_device(opt.device, why);
+    if (code != kExitOk) {
+      std::fprintf(stderr, "%s\n", why.c_str());
+      return code;
+    }
+  }
   if (!query_device(dev, why)) {
     std::fprintf(stderr, "%s\n", why.c_str());
     return kExitNoGpu;

@@ -2,48 +2,35 @@
 #include "common/workspace.cuh"
 
 #include <cstdint>
-#include <map>
-#include <mutex>
 
 #include "common/cuda_check.cuh"
 
 namespace gemm {
 
-// One pool per device, created at its first use. Its release threshold is "never": memory freed
-// with cudaFreeAsync stays in the pool for the next call, where the default (0) would hand it back
-// to the driver at every synchronization and make the next allocation map it again.
+// One pool per device, created at its first use there (PerDevice). Its release threshold is
+// "never": memory freed with cudaFreeAsync stays in the pool for the next call, where the default
+// (0) would hand it back to the driver at every synchronization and make the next allocation map
+// it again.
 //
 // The first use may come while a stream is being captured into a CUDA graph: this thread's own
 // stream, or any other thread's in the default (global) capture mode. Creating a pool is one of the
 // calls CUDA then refuses ("operation not permitted when stream is capturing"), because it is not
 // stream-ordered and cannot be recorded in a graph. It does not need to be recorded: the pool is
-// process state, made once. So this thread switches to the relaxed capture mode for the two calls
-// that make it, and back (RelaxedCaptureMode; docs/library_use.md, "CUDA graphs").
-RelaxedCaptureMode::RelaxedCaptureMode() {
-  CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&callers_));  // KEY: this thread only
-}
-RelaxedCaptureMode::~RelaxedCaptureMode() {
-  CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&callers_));  // the caller's mode again
-}
-
+// process state, made once per GPU. So PerDevice makes it in the relaxed capture mode
+// (RelaxedCaptureMode, common/per_device.cuh; docs/library_use.md, "CUDA graphs").
 cudaMemPool_t workspace_pool() {
-  static std::mutex mutex;
-  static std::map<int, cudaMemPool_t> pools;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  const std::lock_guard<std::mutex> lock(mutex);
-  cudaMemPool_t& pool = pools[device];
-  if (!pool) {
-    const RelaxedCaptureMode relaxed;  // KEY: these calls only
+  static PerDevice<cudaMemPool_t> pools;
+  return pools.get([](int device) {
+    cudaMemPool_t pool = nullptr;
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
+    props.location.id = device;  // KEY: this GPU's memory
     CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
     std::uint64_t keep = UINT64_MAX;
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  }
-  return pool;
+    return pool;
+  });
 }
 
 // Inside a stream capture, cudaMallocFromPoolAsync and cudaFreeAsync are recorded as the graph's

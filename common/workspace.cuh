@@ -18,25 +18,12 @@
 
 #include <cuda_runtime.h>
 
+#include "common/per_device.cuh"  // PerDevice, RelaxedCaptureMode
+
 namespace gemm {
 
-// The memory pool that StreamWorkspace allocates from, for the current device.
+// The memory pool that StreamWorkspace allocates from, for the current device (one per GPU).
 cudaMemPool_t workspace_pool();
-
-// For a call that makes process state (a memory pool, an occupancy query) and so need not be
-// recorded in a graph, but which CUDA refuses while a stream is being captured in the default
-// (global) mode: switches this thread to the relaxed capture mode for the guard's lifetime, then
-// back to the caller's (docs/library_use.md, "CUDA graphs").
-class RelaxedCaptureMode {
- public:
-  RelaxedCaptureMode();
-  ~RelaxedCaptureMode();
-  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
-  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
-
- private:
-  cudaStreamCaptureMode callers_ = cudaStreamCaptureModeRelaxed;
-};
 
 class StreamWorkspace {
  public:

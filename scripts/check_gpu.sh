@@ -186,6 +186,15 @@ if has tests; then
   grep -E "gpu_tests_(streams|unaligned|graphs|threads|huge)[0-9a-z_]* .*(Passed|Failed|Skipped|\*\*\*)" "$out/tests.log" |
     sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ +\.+ */ /'
 fi
+if has tests; then
+  echo
+  gpus=$(nvidia-smi -L | grep -c '^GPU')
+  echo "several GPUs ($gpus here; ctest -L multi_gpu, skipped on one): every variant on GPU 0, then on"
+  echo "every other (gpu_tests_devices_*), from one host thread per GPU at once (gpu_tests_device_threads_*),"
+  echo "and each program with --device 1 (*_on_device_1):"
+  grep -E "(gpu_tests_device(s|_threads)_[0-9a-z_]*|[0-9a-z_]*_on_device_1) .*(Passed|Failed|Skipped|\*\*\*)" \
+    "$out/tests.log" | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ +\.+ */ /'
+fi
 if has profile && [ -s "$out/profile.csv" ]; then
   echo
   python3 - "$out/profile.csv" <<'PY'

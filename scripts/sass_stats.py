@@ -23,9 +23,10 @@ once, however often it runs) and its resources:
   BAR          __syncthreads() and friends
   FFMA/LDS     the register-reuse ratio of chapters 02-04 (in the unrolled inner loop, it is
                close to the dynamic ratio Nsight Compute would measure)
-  REG, STACK, LOCAL, SHARED   from -res-usage, as `-Xptxas -v` prints them at build time (LOCAL > 0
-               or STACK > 0 means local memory: spilled registers, or an array the compiler
-               could not keep in registers; `-Xptxas -v`'s "spill stores" tells which)
+  REG, STACK, LOCAL, SHARED   from -res-usage (LOCAL > 0 or STACK > 0 means local memory:
+               spilled registers, or an array the compiler could not keep in registers;
+               `-Xptxas -v`'s "spill stores" tells which). SHARED includes the 1 KB that sm_80
+               and newer reserve per block, which `-Xptxas -v` does not count
 
 With several binaries, a kernel is listed once, under the first that contains it: programs share
 kernels (07_hopper holds chapter 06's, which run in its place off Hopper; 04 and 06 both hold

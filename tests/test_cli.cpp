@@ -37,12 +37,13 @@ TEST_CASE("cli: defaults", "[cli]") {
   CHECK(r.options.variant == "all");
   CHECK(r.options.verify);
   CHECK_FALSE(r.options.managed);
+  CHECK(r.options.device == -1);  // the current GPU
 }
 
 TEST_CASE("cli: --size, then --m --n --k override one dimension each", "[cli]") {
   const auto r = parse({"--size", "100", "--k", "7", "--variant", "second", "--seed", "5",
                         "--no-verify", "--iters", "3", "--warmup", "0", "--memory", "managed",
-                        "--timing", "alone", "--samples-csv", "s.csv"});
+                        "--timing", "alone", "--samples-csv", "s.csv", "--device", "1"});
   REQUIRE(r.exit_code == -1);
   CHECK(r.options.m == 100);
   CHECK(r.options.n == 100);
@@ -55,6 +56,7 @@ TEST_CASE("cli: --size, then --m --n --k override one dimension each", "[cli]") 
   CHECK(r.options.managed);
   CHECK(r.options.alone);
   CHECK(r.options.samples_csv == "s.csv");
+  CHECK(r.options.device == 1);
 }
 
 TEST_CASE("cli: a fresh seed when none is given", "[cli]") {
@@ -72,6 +74,8 @@ TEST_CASE("cli: every bad input gets exit code 2 and one sentence", "[cli]") {
       {"--warmup", "-1"},    {"--seed", "x"},         {"--memory", "pinned"},
       {"--csv"},             {"--bogus"},             {"--timing", "both"},
       {"--timing"},          {"--samples-csv"},       {"--m", "300000", "--n", "1", "--k", "1"},
+      {"--device"},          {"--device", "-1"},      {"--device", "one"},
+      {"--device", "5000"},
   };
   for (const auto& args : bad) {
     std::string joined;

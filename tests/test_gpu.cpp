@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -439,6 +440,152 @@ TEST_CASE("every variant is correct when called from eight threads at once", "[t
   REQUIRE(checked > 0);
   std::printf("checked %d (variant, thread) runs, seed %llu\n", checked,
               static_cast<unsigned long long>(g_seed));
+}
+
+// ---- Several GPUs ------------------------------------------------------------------------------
+// A library kernel runs on whichever GPU is current when it is called. A launcher that kept what it
+// made at its first call in a process-wide `static` (a kernel's permission to use its shared
+// memory, tile plans from an occupancy query, whether the GPU runs the sm_90a code) would hand the
+// first GPU's to every other: there the launch fails, or takes another GPU's path. The launchers
+// keep such state per GPU (common/per_device.cuh). These tests call every variant on GPU 0, then
+// on every other GPU; and, in a process of their own, from one host thread per GPU at once. Each
+// call is the variant's first on its GPU (ctest runs each test case in a process of its own).
+// They need two GPUs: with one, they skip and say so.
+namespace {
+
+const std::vector<Shape> kDeviceShapes = {{1000, 999, 1001}, {520, 512, 1024},
+                                          {2304, 2304, 520}, {16, 2048, 2048}, {3, 5, 7}};
+
+// The number of GPUs, or exit 77 (ctest: skipped) with the sentence, where there are fewer than 2.
+int gpus_or_skip() {
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (count < 2) {
+    std::printf("The several-GPU tests need two GPUs; this machine shows %d: skipping.\n", count);
+    std::fflush(stdout);
+    std::exit(77);
+  }
+  return count;
+}
+
+// Prints "GPU 1: NVIDIA H100 80GB HBM3, compute capability 9.0" and returns major * 10 + minor.
+int announce_gpu(int device) {
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  int major = 0, minor = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  std::printf("GPU %d: %s, compute capability %d.%d\n", device, prop.name, major, minor);
+  return major * 10 + minor;
+}
+
+bool runs_on(const gemm::Variant& v, int cc) { return v.f32 != nullptr || cc >= 70; }
+
+gemm::Precision precision_of(const gemm::Variant& v) {
+  return v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16;
+}
+
+}  // namespace
+
+TEST_CASE("every variant is correct on every GPU, each call its first there", "[devices]") {
+  const int gpus = gpus_or_skip();
+  const auto chapters = selected_chapters();
+  REQUIRE_FALSE(chapters.empty());
+  // What ran (Variant::runs_instead) for each (capability, variant, shape) on the first GPU of
+  // that capability: every other GPU of the same capability must take the same path.
+  std::map<std::string, std::string> path_of;
+  int checked = 0;
+  for (int device = 0; device < gpus; ++device) {
+    CUDA_CHECK(cudaSetDevice(device));  // KEY: every call below is on this GPU
+    const int cc = announce_gpu(device);
+    Cases cases;  // this GPU's problems, references and cuBLAS
+    for (const auto& [chapter, variants] : chapters)
+      for (const auto& v : variants) {
+        if (!runs_on(v, cc)) {
+          std::printf("  %s / %s: needs tensor cores, not run on GPU %d\n", chapter.c_str(),
+                      v.name.c_str(), device);
+          continue;
+        }
+        std::set<std::string> instead;  // what this GPU ran instead, as the programs say it
+        for (const Shape& s : kDeviceShapes) {
+          const gemm::VerifyResult r = run_and_verify(v, s, cases);
+          const std::string note = cases.get(s, precision_of(v)).problem->runs_instead(v);
+          INFO(chapter << " / " << v.name << " on GPU " << device << " at " << s.str() << ": "
+                       << r.describe() << (note.empty() ? "" : " (" + note + ")"));
+          CHECK(r.passed());
+          const auto [first, fresh] =
+              path_of.emplace(std::to_string(cc) + " " + chapter + " " + v.name + " " + s.str(),
+                              note);
+          if (!fresh) CHECK(first->second == note);  // the same capability, the same path
+          if (!note.empty()) instead.insert(note);
+          ++checked;
+        }
+        for (const std::string& note : instead)
+          std::printf("  %s / %s on GPU %d: %s\n", chapter.c_str(), v.name.c_str(), device,
+                      note.c_str());
+      }
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+  REQUIRE(checked > 0);
+  std::printf("checked %d (GPU, variant, shape) runs on %d GPUs, seed %llu\n", checked, gpus,
+              static_cast<unsigned long long>(g_seed));
+}
+
+TEST_CASE("every variant is correct from one host thread per GPU at once", "[device_threads]") {
+  const int gpus = gpus_or_skip();
+  std::vector<int> cc(gpus);
+  std::vector<std::unique_ptr<Cases>> cases(gpus);  // each GPU's problems, made on that GPU
+  for (int device = 0; device < gpus; ++device) {
+    CUDA_CHECK(cudaSetDevice(device));
+    cc[device] = announce_gpu(device);
+    cases[device] = std::make_unique<Cases>();
+  }
+  int checked = 0;
+  for (const auto& [chapter, variants] : selected_chapters())
+    for (const auto& v : variants) {
+      // The problems first, each on its GPU, so that the threads only run the variant.
+      for (int device = 0; device < gpus; ++device) {
+        CUDA_CHECK(cudaSetDevice(device));
+        for (const Shape& s : kDeviceShapes) cases[device]->get(s, precision_of(v));
+      }
+      std::vector<std::vector<std::vector<float>>> out(gpus);
+      std::vector<std::thread> threads;
+      for (int device = 0; device < gpus; ++device) {
+        if (!runs_on(v, cc[device])) continue;
+        threads.emplace_back([&, device] {
+          CUDA_CHECK(cudaSetDevice(device));  // KEY: this thread's GPU
+          cudaStream_t stream;
+          CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+          for (const Shape& s : kDeviceShapes) {
+            Case& c = cases[device]->get(s, precision_of(v));
+            c.problem->run(v, stream);
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            out[device].push_back(c.problem->result());
+          }
+          CUDA_CHECK(cudaStreamDestroy(stream));
+        });
+      }
+      for (std::thread& t : threads) t.join();
+      // Catch2's checks are not thread-safe: they come after the join.
+      for (int device = 0; device < gpus; ++device)
+        for (size_t i = 0; i < out[device].size(); ++i) {
+          const Shape& s = kDeviceShapes[i];
+          const gemm::VerifyResult r =
+              cases[device]->get(s, precision_of(v)).reference->verify(out[device][i]);
+          INFO(chapter << " / " << v.name << " on GPU " << device << " at " << s.str() << ": "
+                       << r.describe());
+          CHECK(r.passed());
+          ++checked;
+        }
+    }
+  for (int device = 0; device < gpus; ++device) {  // each GPU's cuBLAS handle freed on its GPU
+    CUDA_CHECK(cudaSetDevice(device));
+    cases[device].reset();
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+  REQUIRE(checked > 0);
+  std::printf("checked %d (GPU, variant, shape) runs, one host thread per GPU at once, seed %llu\n",
+              checked, static_cast<unsigned long long>(g_seed));
 }
 
 // The largest sizes the command line accepts: a matrix of just under 2^31 elements, C, A or B in

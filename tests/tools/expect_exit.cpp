@@ -1,9 +1,10 @@
-// expect_exit [--gpu] [--needs FILE] CODE -- PROGRAM [ARGS...]
+// expect_exit [--gpu | --gpus N] [--needs FILE] CODE -- PROGRAM [ARGS...]
 //
 // Runs PROGRAM and exits 0 if it exited with CODE, 1 otherwise. Exits 77 (ctest's "skipped", via
-// SKIP_RETURN_CODE) before running anything when --gpu is given and no CUDA GPU is visible, or
-// when --needs names a file that does not exist (e.g. compute-sanitizer was not found); and, with
-// --gpu, when the program itself exits 3 ("no suitable GPU": too old for that chapter).
+// SKIP_RETURN_CODE) before running anything when --gpu is given and no CUDA GPU is visible (--gpus
+// N: fewer than N GPUs), or when --needs names a file that does not exist (e.g. compute-sanitizer
+// was not found); and, with --gpu or --gpus, when the program itself exits 3 ("no suitable GPU":
+// too old for that chapter).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -17,21 +18,23 @@
 namespace {
 constexpr int kSkip = 77;
 
-bool gpu_visible() {
+int gpus_visible() {
   int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool need_gpu = false;
+  int need_gpus = 0;
   std::string needs;
   int expected = -1;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--gpu") {
-      need_gpu = true;
+      need_gpus = 1;
+    } else if (a == "--gpus" && i + 1 < argc) {
+      need_gpus = std::atoi(argv[++i]);
     } else if (a == "--needs" && i + 1 < argc) {
       needs = argv[++i];
     } else if (a == "--") {
@@ -42,7 +45,8 @@ int main(int argc, char** argv) {
     }
   }
   if (expected < 0 || i >= argc) {
-    std::fprintf(stderr, "usage: expect_exit [--gpu] [--needs FILE] CODE -- PROGRAM [ARGS...]\n");
+    std::fprintf(stderr,
+                 "usage: expect_exit [--gpu | --gpus N] [--needs FILE] CODE -- PROGRAM [ARGS...]\n");
     return 1;
   }
   struct stat st;
@@ -50,9 +54,16 @@ int main(int argc, char** argv) {
     std::printf("skipped: %s was not found\n", needs.c_str());
     return kSkip;
   }
-  if (need_gpu && !gpu_visible()) {
-    std::printf("skipped: no CUDA GPU is visible\n");
-    return kSkip;
+  if (need_gpus > 0) {
+    const int visible = gpus_visible();
+    if (visible == 0) {
+      std::printf("skipped: no CUDA GPU is visible\n");
+      return kSkip;
+    }
+    if (visible < need_gpus) {
+      std::printf("skipped: needs %d GPUs; this machine shows %d\n", need_gpus, visible);
+      return kSkip;
+    }
   }
 
   std::fflush(stdout);
@@ -75,7 +86,7 @@ int main(int argc, char** argv) {
   const int code = WEXITSTATUS(status);
   // With --gpu, the chapters' exit code 3 means "this GPU is too old for me" (e.g. no tensor
   // cores): a skip on that machine, not a failure.
-  if (need_gpu && code == 3 && expected != 3) {
+  if (need_gpus > 0 && code == 3 && expected != 3) {
     std::printf("skipped: %s reports that this GPU cannot run it (exit code 3)\n", argv[i]);
     return kSkip;
   }
