@@ -19,7 +19,7 @@ build="$PWD/build-cuda12"
 deb_index="http://deb.debian.org/debian/dists/trixie/non-free/binary-amd64/Packages.xz"
 deb_version="12.4.131~12.4.1-2"
 wheels=(nvidia-cuda-nvcc-cu12==12.4.131 nvidia-cuda-runtime-cu12==12.4.127
-        nvidia-cublas-cu12==12.4.5.8 nvidia-cuda-cccl-cu12==12.4.127)
+        nvidia-cublas-cu12==12.4.5.8 nvidia-cuda-cccl-cu12==12.4.127.post1)
 
 if [ ! -x "$tk/bin/nvcc" ]; then
   echo "CI (CUDA 12): assembling CUDA 12.4 into $tk"

@@ -12,6 +12,7 @@
 // "chapter" is one exercise or its reference solution, and the result is also written as a grade.
 #define CATCH_CONFIG_RUNNER
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,7 @@
 #include "broken_kernels.hpp"
 #include "catch_compat.hpp"
 #include "common/cublas_baseline.cuh"
+#include "common/per_device.cuh"
 #include "common/problem.cuh"
 #include "common/timer.cuh"
 #ifdef GEMM_EXERCISE_SUITE
@@ -486,6 +488,44 @@ gemm::Precision precision_of(const gemm::Variant& v) {
 }
 
 }  // namespace
+
+// The helper itself (common/per_device.cuh), on any machine with a GPU: eight host threads ask for
+// the value of every GPU at once; each GPU's value is made exactly once, with that GPU current,
+// and every thread gets it. Runs with one GPU too (the per-GPU part then covers GPU 0).
+TEST_CASE("PerDevice makes one value per GPU, once, under concurrent first calls", "[per_device]") {
+  int gpus = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&gpus));
+  gemm::PerDevice<int> value_of;
+  std::atomic<int> made{0};
+  std::vector<std::atomic<int>> made_on(gpus);
+  constexpr int kThreads = 8;
+  std::vector<std::vector<int>> seen(kThreads, std::vector<int>(gpus, -1));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < gpus; ++i) {
+        const int device = (t + i) % gpus;  // the threads start on different GPUs
+        CUDA_CHECK(cudaSetDevice(device));
+        seen[t][device] = value_of.get([&](int d) {
+          int current = -1;
+          CUDA_CHECK(cudaGetDevice(&current));
+          ++made;
+          ++made_on[d];
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));  // widen the race
+          return current == d ? 1000 + d : -2;  // made with its own GPU current
+        });
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  CUDA_CHECK(cudaSetDevice(0));
+  CHECK(made.load() == gpus);
+  CHECK(value_of.size() == static_cast<size_t>(gpus));
+  for (int d = 0; d < gpus; ++d) {
+    CHECK(made_on[d].load() == 1);
+    for (int t = 0; t < kThreads; ++t) CHECK(seen[t][d] == 1000 + d);
+  }
+  std::printf("PerDevice: %d GPU(s), %d threads, each value made once\n", gpus, kThreads);
+}
 
 TEST_CASE("every variant is correct on every GPU, each call its first there", "[devices]") {
   const int gpus = gpus_or_skip();
