@@ -69,6 +69,15 @@ def run(cmd, required=True):
     return p.stdout
 
 
+def default_arch(binary):
+    """sm_90 where the binary has it (the reference GPUs' code), else the newest SASS it embeds: a
+    build for this machine's GPU alone (the default) embeds only that GPU's."""
+    found = set(re.findall(r"\.(sm_\d+a?)\.cubin", run(["cuobjdump", "-lelf", binary], False)))
+    if "sm_90" in found or not found:
+        return "sm_90"
+    return max(found, key=lambda a: (int(re.sub(r"\D", "", a)), a))
+
+
 def demangle(names):
     if not names or not shutil.which("c++filt"):
         return {n: n for n in names}
@@ -93,7 +102,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary", nargs="+")
     ap.add_argument("--arch", action="append",
-                    help="an embedded architecture (default sm_90); repeat for more, e.g. --arch sm_90 "
+                    help="an embedded architecture (default: sm_90 where the first binary has it, "
+                         "else the newest it has); repeat for more, e.g. --arch sm_90 "
                          "--arch sm_90a for chapter 07's kernels (binaries without the second "
                          "are skipped for it)")
     ap.add_argument("--csv", help="also write the table to this CSV")
@@ -101,7 +111,7 @@ def main():
     if not shutil.which("cuobjdump"):
         sys.exit("sass_stats.py: cuobjdump (CUDA Toolkit) is not on PATH.")
 
-    archs = args.arch or ["sm_90"]
+    archs = args.arch or [default_arch(args.binary[0])]
     rows = []
     seen = {}  # binary -> the mangled names of the kernels listed under it
     for binary, arch in [(b, a) for b in args.binary for a in archs]:
