@@ -8,8 +8,8 @@
 namespace gemm::naive {
 
 // Threads per block: 32 along x, so that one warp is exactly one run of 32 consecutive threadIdx.x.
-// (Here, not in naive.cu, so that scripts/diagram_constants.cu draws the chapter's pictures from
-// them.)
+// (Here, not in naive.cu, so that scripts/docs/diagram_constants.cu draws the chapter's pictures
+// from them.)
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 

@@ -8,7 +8,7 @@
 namespace gemm::shared_tiling {
 
 // The headline's tile width: TILE of shared_tiling_32, and the run-time width of
-// shared_tiling_dynamic. (Here, not in shared_tiling.cu, so that scripts/diagram_constants.cu
+// shared_tiling_dynamic. (Here, not in shared_tiling.cu, so that scripts/docs/diagram_constants.cu
 // draws the chapter's pictures from it.)
 constexpr int kHeadlineTile = 32;
 

@@ -9,9 +9,9 @@
 namespace gemm::thread_tiling {
 
 // The tiles of the TM sweep, chosen in this one place (here, not in thread_tiling.cu, so that
-// scripts/diagram_constants.cu draws the chapter's pictures from them). BN and BK are the same for
-// every variant; BM = 8 * TM keeps (BM / TM) * BN = 512 threads per block. BK = 16 is the smallest
-// K-step for which every TM in the sweep divides the tile loads evenly: each thread loads
+// scripts/docs/diagram_constants.cu draws the chapter's pictures from them). BN and BK are the same
+// for every variant; BM = 8 * TM keeps (BM / TM) * BN = 512 threads per block. BK = 16 is the
+// smallest K-step for which every TM in the sweep divides the tile loads evenly: each thread loads
 // BK * TM / BN elements of A and BK * TM / BM = 2 of B per phase (BK = 8 would give TM = 4 half an
 // element).
 template <int TM>

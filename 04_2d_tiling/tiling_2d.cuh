@@ -9,7 +9,7 @@
 namespace gemm::tiling_2d {
 
 // The tile sizes of kernels 1-5's launchers, chosen here and only here (in the header, not in the
-// .cu files, so that scripts/diagram_constants.cu draws the chapter's pictures from them).
+// .cu files, so that scripts/docs/diagram_constants.cu draws the chapter's pictures from them).
 // tiling_2d_shape_aware's candidate tiles (shape_aware.cu, Tiles<...>) keep kernels_4_5's warp
 // and thread tile rows and padding, and list their block tiles there.
 // Kernels 1-3 (tiling_2d.cu): 128 x 128 block tiles of 8 x 8 thread tiles: 256 threads. BK = 8

@@ -9,7 +9,7 @@
 namespace gemm::tensor_core {
 
 // The launch configuration, chosen here once (in the header, not in tensor_core.cu, so that
-// scripts/diagram_constants.cu draws the chapter's pictures from it).
+// scripts/docs/diagram_constants.cu draws the chapter's pictures from it).
 // The fragment shape. For fp16 inputs with an fp32 accumulator WMMA offers 16 x 16 x 16 (and the
 // 32 x 8 x 16, 8 x 32 x 16 variants); we use the square one. In this chapter the warp tile is one
 // fragment: WM = WMMA_M, WN = WMMA_N (chapter 06 makes it larger).

@@ -40,7 +40,7 @@ struct MmaWarpTile {
   int a_row, a_col, b_row, b_col;  // this lane's ldmatrix row, within the block tile
 
   // Lane `lane`'s ldmatrix row of slice 0 and tile 0, relative to the warp tile (the table above).
-  // __host__ too: scripts/diagram_constants.cu draws the chapter's ldmatrix picture from them.
+  // __host__ too: scripts/docs/diagram_constants.cu draws the chapter's ldmatrix picture from them.
   __host__ __device__ static constexpr int lane_a_row(int lane) { return lane % 16; }
   __host__ __device__ static constexpr int lane_a_col(int lane) { return (lane / 16) * 8; }
   __host__ __device__ static constexpr int lane_b_row(int lane) { return lane % 16; }

@@ -22,7 +22,7 @@ void launch_vec_loads(const __half* A, const __half* B, float* C, int M, int N, 
                       cudaStream_t stream);
 
 // The pipeline depth of kernel 4 (its launcher in cp_async.cu says why 3), here so that
-// scripts/diagram_constants.cu draws the stage ring from it.
+// scripts/docs/diagram_constants.cu draws the stage ring from it.
 constexpr int kCpAsyncStages = 3;  // wmma_cp_async
 
 // cp_async.cu:

@@ -251,7 +251,8 @@ int run_wmma_ceiling(int argc, char** argv) {
               dev.sm_clock_khz / 1000);
   CUDA_CHECK(cudaStreamDestroy(stream));
 
-  // The roofline (scripts/plot.py) draws these as measured ceilings, apart from the chip's peak.
+  // The roofline (scripts/docs/plot.py) draws these as measured ceilings, apart from the chip's
+  // peak.
   if (!csv.empty()) {
     const MachineInfo mi = dev.machine();
     if (fresh) out << "device,sm_clock_mhz,cuda_version,commit,level,quantity,value,unit,source\n";

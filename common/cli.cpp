@@ -50,7 +50,7 @@ std::string usage_text(const CliSpec& spec) {
      << "  --no-baseline     do not run cuBLAS (no % column; large sizes are then verified on\n"
      << "                    sampled rows only). For compute-sanitizer runs: cuBLAS's kernels\n"
      << "                    are not ours to check\n"
-     << "  --csv FILE        append one row per variant to FILE (for scripts/plot.py)\n"
+     << "  --csv FILE        append one row per variant to FILE (for scripts/docs/plot.py)\n"
      << "  --resources-csv F append each kernel's registers, shared memory and occupancy to F\n"
      << "  --samples-csv F   append every timed run (kernel, seconds since start, ms) to F\n"
      << "  --seed S          seed of the random inputs (default: a fresh seed, printed)\n";

@@ -58,7 +58,7 @@ void print_kernel_resources(const std::vector<KernelResources>& kernels);
 
 // After this call (the chapter programs' --resources-csv FILE), print_kernel_resources also
 // appends one row per kernel to `path`, tagged with `chapter`: the table behind
-// docs/tile_size_tradeoffs.md and the occupancy in scripts/plot.py's tile-size figure.
+// docs/tile_size_tradeoffs.md and the occupancy in scripts/docs/plot.py's tile-size figure.
 void set_resources_csv(const std::string& path, const std::string& chapter);
 
 std::string cuda_version_string(int version);  // 13000 -> "13.0"

@@ -47,7 +47,7 @@ double first_launch_on_host_pages(Problem& p, const Variant& v, const DeviceInfo
   return ms;
 }
 
-// --samples-csv: one row per timed run (scripts/plot.py draws timing.png from them).
+// --samples-csv: one row per timed run (scripts/docs/plot.py draws timing.png from them).
 void append_samples_csv(const std::string& path, const std::string& device,
                         const std::string& chapter, const std::vector<std::string>& names,
                         const Options& opt, const std::vector<GpuTimer::Sample>& samples) {

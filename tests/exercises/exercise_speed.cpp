@@ -1,7 +1,7 @@
 // build/tests/NN_name_exercise_speed: how fast an exercise's kernel runs next to its reference
 // solution (the chapter's own kernel), on the same GPU and in the same process. ctest runs it as
 // the test NN_name_exercise_speed (label exercise) after the grading test NN_name_exercise, alone
-// on the GPU (RUN_SERIAL); scripts/grade.sh turns the record it writes into the grade
+// on the GPU (RUN_SERIAL); scripts/run/grade.sh turns the record it writes into the grade
 // (speed_grading.hpp; docs/instructors.md, section 4).
 //
 // A timing is never a pass/fail test (CONVENTIONS.md, 11): a slow kernel exits 0 like a fast one.
@@ -56,7 +56,7 @@ namespace {
 
 constexpr int kSkip = 77;
 
-// The speed record (speed_grading.hpp), for scripts/grade.sh.
+// The speed record (speed_grading.hpp), for scripts/run/grade.sh.
 void record(const std::string& line) {
   const char* path = std::getenv("GEMM_SPEED_FILE");
   if (!gemm::exercise::is_set(path)) return;

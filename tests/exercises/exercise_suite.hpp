@@ -6,7 +6,7 @@
 // only, not the whole class's grading.
 //
 // On top of the chapters' checks, the suite turns the run into a grade (grading.hpp) and writes it
-// as one line to the file named by GEMM_GRADE_FILE, for scripts/grade.sh to print:
+// as one line to the file named by GEMM_GRADE_FILE, for scripts/run/grade.sh to print:
 //   passed | failed: at MxNxK, C[r][c] = got, expected exp (bound b); ... | not attempted (gaps ..)
 // Before each shape it writes "failed: crashed or hung at MxNxK", so a kernel that faults (the
 // CUDA error ends the program) or hangs (ctest stops it) still leaves a line that says where.

@@ -1,6 +1,6 @@
 // How a run of an exercise becomes a grade. Host-only, shared by the exercise program
 // (exercise_main.cu: the gap line after a run) and the exercise test suite (test_gpu.cpp compiled
-// with GEMM_EXERCISE_SUITE: the grade file that scripts/grade.sh prints).
+// with GEMM_EXERCISE_SUITE: the grade file that scripts/run/grade.sh prints).
 //
 // Three outcomes, decided in this order:
 //   passed          every shape verified (a gap marker left in a correct kernel is only mentioned)

@@ -1,4 +1,4 @@
-// build/tests/exercise_speed_grade: scripts/grade.sh's helper for the speed part of a grade, so
+// build/tests/exercise_speed_grade: scripts/run/grade.sh's helper for the speed part of a grade, so
 // that the shell script holds no parsing of its own (the rules are in speed_grading.hpp,
 // CPU-tested). No GPU needed.
 //

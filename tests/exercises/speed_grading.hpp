@@ -2,8 +2,9 @@
 // Host-only C++, tested on the CPU (test_grading.cpp) and shared by
 //   exercise_speed.cpp   ctest's NN_name_exercise_speed: times the student's kernel against the
 //                        reference solution and writes a speed record;
-//   speed_grade.cpp      exercise_speed_grade, scripts/grade.sh's helper: checks the instructor's
-//                        settings, and turns a grade and a speed record into the line it prints.
+//   speed_grade.cpp      exercise_speed_grade, scripts/run/grade.sh's helper: checks the
+//                        instructor's settings, and turns a grade and a speed record into the
+//                        line it prints.
 //
 // Settings (environment variables, all optional; an empty value counts as unset):
 //   GEMM_SPEED_SIZE=2048          the speed is measured at SIZE x SIZE x SIZE (256 to 8192)
@@ -276,7 +277,7 @@ inline std::string speed_grade(const std::string& grade, const SpeedRecord& r, d
   return "passed, " + ratio + " the reference (" + times + ")" + remark;
 }
 
-// The self-test's speed checks (scripts/grade.sh --selftest), with the default threshold.
+// The self-test's speed checks (scripts/run/grade.sh --selftest), with the default threshold.
 // Returns "" when `line`, made from record `r`, is what it must be; otherwise why not.
 //   "reference": the chapter's kernel timed against itself: measured, passed, and within
 //                kSelfRatioLow .. kSelfRatioHigh (anything else means the timing is broken);

@@ -124,7 +124,7 @@ TEST_CASE("the settings: defaults, the environment variables, one sentence when 
   CHECK(gemm::exercise::read_speed_settings(nullptr, nullptr, nullptr, kBuild, s) == "");
   CHECK(s.size == 2048);
   CHECK(s.thresholds.for_exercise("02_shared_tiling") == 0.5);
-  // Empty values count as unset (GEMM_SPEED_THRESHOLD= bash scripts/grade.sh).
+  // Empty values count as unset (GEMM_SPEED_THRESHOLD= bash scripts/run/grade.sh).
   CHECK(gemm::exercise::read_speed_settings("", "", "", kBuild, s) == "");
 
   SpeedSettings t;

@@ -1,7 +1,7 @@
 // =================================================================================================
 // A deliberately slow but correct answer to exercise 02 (02_shared_tiling/exercise.cu), kept for
-// the grader's self-test: `scripts/grade.sh --selftest` (docs/instructors.md, section 8) must grade
-// it "correct but slow", not "passed" and not "failed". Do not make it faster.
+// the grader's self-test: `scripts/run/grade.sh --selftest` (docs/instructors.md, section 8) must
+// grade it "correct but slow", not "passed" and not "failed". Do not make it faster.
 //
 // It is what a student might hand in who skipped the chapter's idea: no shared memory, one thread
 // per element of C, and the thread index on the wrong axis. Inside the block's 32 x 32 tile,

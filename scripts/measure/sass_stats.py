@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What the compiled kernels contain, for GPUs whose performance counters are locked.
 
-    python3 scripts/sass_stats.py build/bin/04_2d_tiling [--arch sm_90] [--csv OUT.csv]
-    python3 scripts/sass_stats.py build/bin/06_warp_tiling build/bin/07_hopper --arch sm_90 --arch sm_90a
+    python3 scripts/measure/sass_stats.py build/bin/04_2d_tiling [--arch sm_90] [--csv OUT.csv]
+    python3 scripts/measure/sass_stats.py build/bin/06_warp_tiling build/bin/07_hopper --arch sm_90 --arch sm_90a
 
 Nsight Compute needs access to the GPU's counters, which some machines (shared clusters, cloud
 VMs, laptops without admin rights) do not give. The machine code needs nothing: this script runs

@@ -6,7 +6,7 @@ comment that GitHub does not show, and the generator writes the value after it:
 
     the headline reaches <!--= pct("h100/wgmma_persistent", 8192) -->105.0%<!--/--> of cuBLAS
 
-`python3 scripts/results_table.py docs/figures/results.csv --update` rewrites every value from its
+`python3 scripts/docs/results_table.py docs/figures/results.csv --update` rewrites every value from its
 expression (with the tables); `--check` (CI) fails when a value differs from what its expression
 gives now, or when a page holds a measured-looking figure outside a marker (lint(), below). Keep
 the marker on one line; the expression must not contain "-->".
@@ -51,7 +51,7 @@ import pathlib
 import re
 import statistics
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # scripts/docs/ -> the repository
 FIGURES = ROOT / "docs" / "figures"
 
 # <!--= EXPR -->VALUE<!--/-->, on one line.
@@ -399,6 +399,6 @@ def selftest():
 if __name__ == "__main__":
     import sys
     if sys.argv[1:] != ["--selftest"]:
-        sys.exit("usage: python3 scripts/doc_numbers.py --selftest   (the generator runs through "
-                 "scripts/results_table.py --update/--check/--lint)")
+        sys.exit("usage: python3 scripts/docs/doc_numbers.py --selftest   (the generator runs through "
+                 "scripts/docs/results_table.py --update/--check/--lint)")
     sys.exit(1 if selftest() else 0)

@@ -5,37 +5,37 @@
 #   tests     ctest -L cpu, gpu (awkward shapes, two streams, unaligned pointers, CUDA graphs, eight
 #             threads), sanitize (the four compute-sanitizer tools), huge (a matrix of just under
 #             2^31 elements: about 33 GiB of GPU memory, skipped with the reason on a smaller GPU),
-#             and the exercises' self-test, scripts/grade.sh --selftest (unmodified skeletons must be graded "not
+#             and the exercises' self-test, scripts/run/grade.sh --selftest (unmodified skeletons must be graded "not
 #             attempted", the chapters' kernels in their place must pass at about 1.0x of
 #             themselves, the slow solutions must be graded "correct but slow")
-#   bench     scripts/bench_all.sh: the sweep (every variant, 256..8192, awkward and skinny shapes),
+#   bench     scripts/run/bench_all.sh: the sweep (every variant, 256..8192, awkward and skinny shapes),
 #             machine_probe, the fp16 error study, the tensor-core ceiling, and the figures
-#   profile   scripts/profile.py (Nsight Compute, every variant at 4096) and scripts/sass_stats.py
+#   profile   scripts/measure/profile.py (Nsight Compute, every variant at 4096) and scripts/measure/sass_stats.py
 # and prints a short summary table last.
 #
-#   bash scripts/check_gpu.sh                        # everything (about 20 minutes on an H100/H200)
-#   STAGES="build tests" bash scripts/check_gpu.sh   # some stages (a later stage reuses the build)
+#   bash scripts/run/check_gpu.sh                        # everything (about 20 minutes on an H100/H200)
+#   STAGES="build tests" bash scripts/run/check_gpu.sh   # some stages (a later stage reuses the build)
 #   LABELS="cpu gpu" SELFTEST=0 STAGES=tests ...      # some test labels, without the exercises' self-test
-#   GEMM_ARCH=90 bash scripts/check_gpu.sh           # another architecture list (default: native)
-#   OUT_DIR=/tmp/check bash scripts/check_gpu.sh     # where logs and CSVs go (default build-gpu/check)
+#   GEMM_ARCH=90 bash scripts/run/check_gpu.sh           # another architecture list (default: native)
+#   OUT_DIR=/tmp/check bash scripts/run/check_gpu.sh     # where logs and CSVs go (default build-gpu/check)
 #
 # All stages take about 20 minutes. Where one command may run only 10 (a shared GPU machine), run
 # them as three commands on the same build directory; each prints the summary of its stages:
-#   STAGES="build tests profile" bash scripts/check_gpu.sh
-#   STAGES=bench EXTRAS=0 bash scripts/check_gpu.sh   # the GPU sweep (scripts/bench_all.sh)
-#   STAGES=bench SWEEP=0 bash scripts/check_gpu.sh    # the rest of bench_all.sh, into the same CSVs
+#   STAGES="build tests profile" bash scripts/run/check_gpu.sh
+#   STAGES=bench EXTRAS=0 bash scripts/run/check_gpu.sh   # the GPU sweep (scripts/run/bench_all.sh)
+#   STAGES=bench SWEEP=0 bash scripts/run/check_gpu.sh    # the rest of bench_all.sh, into the same CSVs
 #
 # Then, to refresh the docs from this run (docs/benchmarking.md, section 6):
 #   cp build-gpu/check/{results,machine,resources,error_study,profile,sass,tile_sweep_04}.csv \
 #      docs/figures/
-#   python3 scripts/plot.py docs/figures/results.csv docs/figures
-#   python3 scripts/results_table.py docs/figures/results.csv --update
-#   python3 scripts/paste_program_output.py build-gpu/check/bench.log "$(git rev-parse --short=10 HEAD)"
+#   python3 scripts/docs/plot.py docs/figures/results.csv docs/figures
+#   python3 scripts/docs/results_table.py docs/figures/results.csv --update
+#   python3 scripts/docs/paste_program_output.py build-gpu/check/bench.log "$(git rev-parse --short=10 HEAD)"
 #
 # Exit status: 0 when every stage passed, 1 otherwise, 3 without a GPU.
 set -uo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${BUILD_DIR:-$root/build-gpu}
 arch=${GEMM_ARCH:-native}
 stages=" ${STAGES:-build tests bench profile} "
@@ -90,22 +90,22 @@ if has tests; then
   # exercise_selftest, with one summary line each).
   if [ "${SELFTEST:-1}" = 1 ]; then
     echo "== exercises: grade.sh --selftest"
-    BUILD_DIR="$build" GEMM_ARCH="$arch" bash "$root/scripts/grade.sh" --selftest \
+    BUILD_DIR="$build" GEMM_ARCH="$arch" bash "$root/scripts/run/grade.sh" --selftest \
       > "$out/grade_selftest.log" 2>&1 || status=1
     tail -n 1 "$out/grade_selftest.log"
   fi
 fi
 
 if has bench; then
-  echo "== benchmark sweep (scripts/bench_all.sh -> $out)"
-  bash "$root/scripts/bench_all.sh" "$build" "$out" 2>&1 | tee "$out/bench_progress.log"
+  echo "== benchmark sweep (scripts/run/bench_all.sh -> $out)"
+  bash "$root/scripts/run/bench_all.sh" "$build" "$out" 2>&1 | tee "$out/bench_progress.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if has profile; then
-  echo "== Nsight Compute lab sheet (scripts/profile.py -> $out/profile.csv)"
+  echo "== Nsight Compute lab sheet (scripts/measure/profile.py -> $out/profile.csv)"
   if command -v ncu >/dev/null; then
-    python3 "$root/scripts/profile.py" "$build" "$out/profile.csv" > "$out/profile.log" 2>&1 || status=1
+    python3 "$root/scripts/measure/profile.py" "$build" "$out/profile.csv" > "$out/profile.log" 2>&1 || status=1
     tail -n 3 "$out/profile.log"
   else
     echo "   ncu (Nsight Compute) is not on PATH: skipped"
@@ -114,9 +114,9 @@ if has profile; then
     sm=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d '.')
     extra=()
     [ "$sm" = 90 ] && extra=(--arch sm_90a)  # chapter 07's kernels are sm_90a code
-    python3 "$root/scripts/sass_stats.py" --arch "sm_$sm" "${extra[@]}" --csv "$out/sass.csv" \
+    python3 "$root/scripts/measure/sass_stats.py" --arch "sm_$sm" "${extra[@]}" --csv "$out/sass.csv" \
       $(ls "$build"/bin/0[1-9]_* | grep -v _exercise) > "$out/sass.log" 2>&1 || status=1
-    echo "   scripts/sass_stats.py -> $out/sass.csv"
+    echo "   scripts/measure/sass_stats.py -> $out/sass.csv"
   fi
 fi
 
@@ -165,7 +165,7 @@ fi
 if has bench && [ -s "$csv" ]; then
   echo
   echo "fast at every size (docs/tile_size_tradeoffs.md, Waves): % of cuBLAS, and what the launcher chose"
-  python3 - "$csv" "$root/scripts" <<'PY'
+  python3 - "$csv" "$root/scripts/docs" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[2])
 from results_table import SHAPE_AWARE, load, waves_table

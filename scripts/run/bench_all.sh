@@ -14,10 +14,10 @@
 # occupancy, chapter 04's tile-size sweep (tile_sweep_04), chapter 05's fp16 error study and
 # chapter 06's tensor-core ceiling.
 #
-#   bash scripts/bench_all.sh [BUILD_DIR] [OUT_DIR]      # defaults: build, BUILD_DIR/bench
-#   SIZES="1024 4096" bash scripts/bench_all.sh           # other square sizes
-#   SKINNY=0 AWKWARD=0 bash scripts/bench_all.sh          # squares only
-#   EXTRAS=0 bash scripts/bench_all.sh B O; SWEEP=0 bash scripts/bench_all.sh B O
+#   bash scripts/run/bench_all.sh [BUILD_DIR] [OUT_DIR]      # defaults: build, BUILD_DIR/bench
+#   SIZES="1024 4096" bash scripts/run/bench_all.sh           # other square sizes
+#   SKINNY=0 AWKWARD=0 bash scripts/run/bench_all.sh          # squares only
+#   EXTRAS=0 bash scripts/run/bench_all.sh B O; SWEEP=0 bash scripts/run/bench_all.sh B O
 #                                        # the same in two parts (the GPU sweep, then chapter 00,
 #                                        # managed memory and the programs after them), into one
 #                                        # OUT_DIR: for machines that limit how long one command runs
@@ -27,13 +27,13 @@
 # bound, and what a launcher ran instead of its own kernel: off Hopper, every variant of 07_hopper
 # runs 06's mma_sync_pipelined and says so), machine.csv, resources.csv, error_study.csv,
 # tile_sweep_04.csv, bench.log (every program's full output),
-# and, when matplotlib is installed, the figures (scripts/plot.py). Prints one line per run as it
+# and, when matplotlib is installed, the figures (scripts/docs/plot.py). Prints one line per run as it
 # goes. About 10 minutes on an H100/H200: 7 for the GPU sweep, 3 for the rest (the time is printed
 # at the end).
 # Exit status: 0 when every run verified, 1 otherwise, 3 without a GPU.
 set -uo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-${BUILD_DIR:-$root/build}}
 out=${2:-${OUT_DIR:-$build/bench}}
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
@@ -137,11 +137,11 @@ echo "bench_all.sh: $total runs, $(($(wc -l < "$csv") - 1)) rows, ${fails:-0} fa
 if [ "$extras" = 0 ]; then
   echo "bench_all.sh: the figures need the rest of the sweep too: drawn by the SWEEP=0 part."
 elif python3 -c "import matplotlib" 2>/dev/null; then
-  python3 "$root/scripts/plot.py" "$csv" "$out" || status=1
+  python3 "$root/scripts/docs/plot.py" "$csv" "$out" || status=1
   # The teaching diagrams draw this GPU's sizes, bandwidths and SM count (machine.csv) and what the
   # launchers chose (results.csv): redrawn with the figures when these are the repository's.
   if [ "$out" -ef "$root/docs/figures" ] && [ -x "$build/bin/diagram_constants" ]; then
-    python3 "$root/scripts/diagrams.py" --program "$build/bin/diagram_constants" || status=1
+    python3 "$root/scripts/docs/diagrams" --program "$build/bin/diagram_constants" || status=1
   fi
 else
   echo "bench_all.sh: matplotlib is not installed; skipping the figures (pip install -r scripts/requirements.txt)."

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Paste what a chapter program printed about its kernels into that chapter's README.
 
-scripts/bench_all.sh (run by scripts/check_gpu.sh) saves every chapter's output to bench.log. Each README marks the place:
+scripts/run/bench_all.sh (run by scripts/run/check_gpu.sh) saves every chapter's output to bench.log. Each README marks the place:
 
     <!-- program-output:04_2d_tiling -->
     ...replaced...
@@ -11,7 +11,7 @@ or, for what a run with a flag printed (e.g. `06_warp_tiling --wmma-ceiling`),
 
     <!-- program-output:06_warp_tiling --wmma-ceiling -->
 
-    python3 scripts/paste_program_output.py OUT_DIR/bench.log COMMIT [CHAPTER ...]
+    python3 scripts/docs/paste_program_output.py OUT_DIR/bench.log COMMIT [CHAPTER ...]
 
 copies, for each marked chapter, the "kernel resources" lines that the program prints before it
 runs (registers, local memory, shared memory, occupancy: all computed for the GPU it ran on), so the
@@ -21,7 +21,7 @@ import pathlib
 import re
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # scripts/docs/ -> the repository
 MARK = re.compile(r"(<!-- program-output:(?P<chapter>[\w.-]+)(?P<flag> --[\w-]+)? -->\n)(.*?)"
                   r"(<!-- /program-output -->)", re.S)
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Figures for the docs, drawn from the benchmark CSVs alone (never from numbers typed by hand).
 
-    python3 scripts/plot.py docs/figures/results.csv docs/figures
+    python3 scripts/docs/plot.py docs/figures/results.csv docs/figures
 
-reads results.csv (scripts/bench_all.sh) and, when they lie next to it, machine.csv
-(machine_probe), resources.csv (--resources-csv), profile.csv (scripts/profile.py) and
+reads results.csv (scripts/run/bench_all.sh) and, when they lie next to it, machine.csv
+(machine_probe), resources.csv (--resources-csv), profile.csv (scripts/measure/profile.py) and
 error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
 
   ladder.png          each chapter's headline at 4096^3 as bars; cuBLAS fp32 and fp16 as lines;
@@ -29,7 +29,7 @@ error_study.csv (05_tensor_core --error-study), and writes into OUTDIR:
   fp16_error.png      chapter 05's error study: fp16-input error and fp32-accumulation error vs K
 
 Other GPUs: every folder next to results.csv that holds a results.csv of its own (docs/figures/h100/,
-written by scripts/bench_my_gpu.sh) is another GPU's run of the same benchmark. For each, OUTDIR gets
+written by scripts/run/bench_my_gpu.sh) is another GPU's run of the same benchmark. For each, OUTDIR gets
 
   ladder_NAME.png     that GPU's ladder, drawn as ladder.png
   timing_NAME.png     where that folder has timing_samples.csv (a program's --samples-csv): every

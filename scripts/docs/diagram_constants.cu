@@ -4,10 +4,10 @@
 //
 //   cmake --build build --target diagram_constants
 //   ./build/bin/diagram_constants build/diagram_constants.json
-//   python3 scripts/diagrams.py --constants build/diagram_constants.json   (draws every diagram)
+//   python3 scripts/docs/diagrams --constants build/diagram_constants.json   (draws every diagram)
 //
 // It only prints constexpr values and calls __host__ functions: it runs on any machine, no GPU
-// needed. The ctest diagrams_match_kernels (label cpu) runs it and `scripts/diagrams.py --check`,
+// needed. The ctest diagrams_match_kernels (label cpu) runs it and `scripts/docs/diagrams --check`,
 // which fails when these values differ from the ones the committed diagrams were drawn from
 // (docs/figures/diagrams/inputs.json): change a kernel constant, and the test says which diagrams
 // to redraw.
@@ -43,8 +43,8 @@ constexpr int kWarpgroupThreads = 128;
 // What an SM of the reference GPU (compute capability 9.0) holds besides its registers and shared
 // memory (machine.csv has those): threads and blocks at once, the shared memory the runtime keeps
 // per block, and the register allocation unit per thread (256 per warp). CUDA C++ Programming
-// Guide, "Compute Capabilities"; docs/tile_size_tradeoffs.md, section 1. diagrams.py checks its
-// sums against the occupancy API's blocks per SM in resources.csv.
+// Guide, "Compute Capabilities"; docs/tile_size_tradeoffs.md, section 1. scripts/docs/diagrams
+// checks its sums against the occupancy API's blocks per SM in resources.csv.
 constexpr int kMaxThreadsPerSm = 2048;
 constexpr int kMaxBlocksPerSm = 32;
 constexpr int kSharedReservedPerBlock = 1024;
@@ -98,8 +98,8 @@ class Json {
 };
 
 // SharedLayout<S>::kBytes of the Hopper 128 x 256 tile for S = 1 .. N: the shared memory of each
-// pipeline depth, from which diagrams.py finds the depth the kernel was run with (resources.csv
-// lists each kernel's shared memory; the depth itself is chosen inside wgmma_ws.cu).
+// pipeline depth, from which scripts/docs/diagrams finds the depth the kernel was run with
+// (resources.csv lists each kernel's shared memory; the depth itself is chosen inside wgmma_ws.cu).
 template <int... S>
 void hopper_layout_bytes(Json& j, std::integer_sequence<int, S...>) {
   const long bytes[] = {hopper_chapter::SharedLayout<S + 1>::kBytes...};

@@ -8,7 +8,7 @@
 // you can remake it on your GPU: every candidate is the same kernel template with other template
 // arguments, so only the sizes differ. One CSV row per candidate (with its registers, spills,
 // shared memory and blocks per SM); docs/notes/04_2d_tiling.md, "Tile parameters, measured", is the
-// table scripts/results_table.py makes from the CSV that scripts/bench_all.sh writes.
+// table scripts/docs/results_table.py makes from the CSV that scripts/run/bench_all.sh writes.
 //
 //   cmake --build build --target tile_sweep_04
 //   ./build/bin/tile_sweep_04 [--size N] [--csv FILE]     # default 4096^3, no CSV

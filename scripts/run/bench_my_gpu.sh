@@ -5,8 +5,8 @@
 # redraws the figures, which then include NAME's ladder (ladder_NAME.png) and every GPU side by side
 # (gpus.png), and the <!-- results:gpus --> tables (results_table.py --update) gain NAME's columns.
 #
-#   bash scripts/bench_my_gpu.sh              # NAME from the GPU's name: "NVIDIA L4" -> l4
-#   bash scripts/bench_my_gpu.sh rtx4090      # or your own
+#   bash scripts/run/bench_my_gpu.sh              # NAME from the GPU's name: "NVIDIA L4" -> l4
+#   bash scripts/run/bench_my_gpu.sh rtx4090      # or your own
 #
 # About 10-20 minutes on a large GPU (longer on a small one: chapter 01 at 8192^3 takes a while).
 # What to send back: the folder docs/figures/NAME/ (its CSVs carry the GPU's name, clock, CUDA
@@ -14,7 +14,7 @@
 # Exit status: 0 when every stage passed, 1 otherwise, 3 without a GPU.
 set -uo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "bench_my_gpu.sh: no NVIDIA GPU is visible on this machine (nvidia-smi -L failed)." >&2
   exit 3
@@ -28,15 +28,15 @@ fi
 
 out=${OUT_DIR:-$root/build-gpu/check-$name}
 status=0
-STAGES="build bench profile" OUT_DIR="$out" bash "$root/scripts/check_gpu.sh" || status=1
+STAGES="build bench profile" OUT_DIR="$out" bash "$root/scripts/run/check_gpu.sh" || status=1
 
 dest=$root/docs/figures/$name
 mkdir -p "$dest"
 for f in results machine resources error_study profile sass tile_sweep_04; do
   [ -s "$out/$f.csv" ] && cp "$out/$f.csv" "$dest/"
 done
-python3 "$root/scripts/plot.py" "$root/docs/figures/results.csv" "$root/docs/figures" || status=1
-python3 "$root/scripts/results_table.py" "$root/docs/figures/results.csv" --update || status=1
+python3 "$root/scripts/docs/plot.py" "$root/docs/figures/results.csv" "$root/docs/figures" || status=1
+python3 "$root/scripts/docs/results_table.py" "$root/docs/figures/results.csv" --update || status=1
 echo
 echo "bench_my_gpu.sh: $gpu -> $dest ($(ls "$dest" | tr '\n' ' '))"
 echo "Send back the folder docs/figures/$name/ (a pull request, or its files attached to an issue)."

@@ -2,7 +2,7 @@
 """Every link between the repository's pages must land: the file exists, and a #section names a
 heading of that page (GitHub's anchors: lower case, punctuation dropped, spaces to hyphens).
 
-    python3 scripts/check_links.py          # CI: prints each broken link, exits 1 if any
+    python3 scripts/docs/check_links.py          # CI: prints each broken link, exits 1 if any
 
 Links to web pages (http...) are not followed. Only the Python standard library is used.
 """
@@ -10,7 +10,7 @@ import pathlib
 import re
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # scripts/docs/ -> the repository
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 
 

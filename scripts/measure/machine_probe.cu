@@ -15,7 +15,7 @@
 // Each number is the median of several timed runs (CUDA events, or clock64() for latencies).
 //
 //   cmake --build build --target machine_probe && ./build/bin/machine_probe [--csv FILE]
-// scripts/bench_all.sh runs it and keeps its CSV next to the sweep's; scripts/plot.py draws the
+// scripts/run/bench_all.sh runs it and keeps its CSV next to the sweep's; scripts/docs/plot.py draws the
 // roofline from both. Exit codes as for the chapters: 0 ok, 2 bad option, 3 no GPU.
 // =================================================================================================
 #include <algorithm>
@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
     rows.push_back({"shared", "load latency", chase_cycles(kSmemChain * sizeof(unsigned), true, rng),
                     "cycles", "measured"});
     // The latency of a global load against the footprint of the data: a plateau per level (L1,
-    // L2, DRAM), and a step where the footprint outgrows one. scripts/plot.py draws this curve.
+    // L2, DRAM), and a step where the footprint outgrows one. scripts/docs/plot.py draws this curve.
     for (size_t kb : {16, 64, 128, 512, 2048, 8192, 16384, 32768, 65536, 131072, 524288}) {
       const size_t bytes = kb << 10;
       if (bytes > dram_bytes) break;
@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
   rows.push_back({"DRAM", "DRAM size", total_b / 1073741824.0, "GiB", "cudaMemGetInfo"});
   rows.push_back({"SM", "SMs", double(dev.sm_count), "SMs", "attribute"});
   rows.push_back({"SM", "max SM clock", dev.sm_clock_khz / 1000.0, "MHz", "attribute"});
-  // scripts/plot.py computes the chip's peaks from the SM count, the clock and what one SM of this
+  // scripts/docs/plot.py computes the chip's peaks from the SM count, the clock and what one SM of this
   // architecture does per clock (docs/roofline.md, section 2).
   rows.push_back({"SM", "compute capability", dev.cc_major + dev.cc_minor / 10.0, "", "attribute"});
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The profiling lab sheet: every variant of every GPU chapter under Nsight Compute, one CSV.
 
-    python3 scripts/profile.py BUILD_DIR OUT.csv [--size 4096] [--chapter 02_shared_tiling]
+    python3 scripts/measure/profile.py BUILD_DIR OUT.csv [--size 4096] [--chapter 02_shared_tiling]
 
 For each variant this runs (the command docs/profiling.md teaches, one kernel launch profiled):
 
@@ -17,7 +17,7 @@ elsewhere its variants run chapter 06's mma_sync_pipelined, which 06's rows alre
 
 The CSV has one row per variant: the derived quantities the lab sheet discusses (sectors per
 request, bank conflicts as a share of shared-memory wavefronts, occupancy, spills, pipe utilization,
-DRAM bytes) and the raw counters they come from. scripts/results_table.py turns it into the
+DRAM bytes) and the raw counters they come from. scripts/docs/results_table.py turns it into the
 tables of docs/profiling.md and the chapter READMEs.
 """
 import argparse

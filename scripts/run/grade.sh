@@ -10,16 +10,16 @@
 # The ratio is the reference's time over the student's (1.00x: as fast). "correct but slow" is
 # not counted as passed in the "N of M passed" total, but it is not "failed" either.
 #
-#   bash scripts/grade.sh                   # this working tree's NN_name/exercise.cu files
-#   bash scripts/grade.sh submissions/      # every submissions/<student>/NN_name/exercise.cu; a
+#   bash scripts/run/grade.sh                   # this working tree's NN_name/exercise.cu files
+#   bash scripts/run/grade.sh submissions/      # every submissions/<student>/NN_name/exercise.cu; a
 #                                           # file a student did not hand in is graded as the
 #                                           # skeleton ("not attempted")
-#   bash scripts/grade.sh --selftest        # the harness itself: every unmodified skeleton must be
+#   bash scripts/run/grade.sh --selftest        # the harness itself: every unmodified skeleton must be
 #                                           # graded "not attempted", every chapter's kernel in its
 #                                           # place must pass and time at about 1.00x, the slow
 #                                           # solutions of tests/exercises/slow/ must be graded
 #                                           # "correct but slow" (with the default threshold)
-#   bash scripts/grade.sh --warnings LOG NN_name [DIR]
+#   bash scripts/run/grade.sh --warnings LOG NN_name [DIR]
 #                                           # no GPU needed: the compiler lines a grade of NN_name
 #                                           # shows, read from a captured build log (DIR: the
 #                                           # submissions folder, shortened out of the paths)
@@ -52,7 +52,7 @@
 # graded.
 set -uo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${BUILD_DIR:-$root/build-grade}
 arch=${GEMM_ARCH:-native}
 jobs=${JOBS:-4}
@@ -195,7 +195,7 @@ configure() {
   done
 }
 
-# The test tools, and scripts/grade.sh's helper for the speed part of a grade, which checks the
+# The test tools, and scripts/run/grade.sh's helper for the speed part of a grade, which checks the
 # speed settings with the same code the tests read them with (tests/exercises/speed_grading.hpp):
 # so bad settings are found once the build is configured, before anything is built or graded.
 speed_tool="$build/tests/exercise_speed_grade"
