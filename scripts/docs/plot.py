@@ -146,6 +146,9 @@ def ladder(rows, out, written, name="ladder.png", machine=()):
     sq = (SIZE,) * 3
     chapters = [c for c in gpu_chapters(rows) if headline(rows, c, sq)]
     heads = [headline(rows, c, sq) for c in chapters]
+    if not heads:  # a CSV without the GPU sweep (bench_all.sh with SWEEP=0 into a new folder)
+        print(f"plot.py: {name} not drawn: no GPU chapter was run at {SIZE}^3")
+        return
     tflops = [float(h["gflops"]) / 1000 for h in heads]
     fig, ax = plt.subplots(figsize=(8.5, 4.8))
     colors = ["#4c72b0" if h["precision"] == "f32" else "#55a868" for h in heads]
