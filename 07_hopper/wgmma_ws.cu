@@ -318,9 +318,10 @@ cudaLaunchConfig_t cluster_config(int blocks, int threads, int smem, cudaStream_
 
 // How many clusters of the step-4 kernel the current GPU runs at once: one block per SM, and the
 // 2 blocks of a cluster on SMs of the same GPC, so an SM left alone in its GPC gets none (an H100
-// SXM: 66 clusters on 132 SMs, if each GPC has an even count). Asked once per GPU; the query is not
-// a stream operation, but refused inside a stream capture in the default (global) mode, so
-// PerDevice asks it in the relaxed mode (common/per_device.cuh).
+// SXM: 66 clusters on 132 SMs, if each GPC has an even count). Asked once per GPU, through
+// PerDevice (common/per_device.cuh). The query is not a stream operation; CUDA 13.0 answers it
+// even while a stream is being captured in the global mode (checked on an H100), and PerDevice's
+// relaxed capture mode costs nothing where it is not needed.
 int cluster_slots() {
   static PerDevice<int> slots_on;
   return slots_on.get([](int) {

@@ -30,10 +30,11 @@
 
 namespace gemm {
 
-// For a call that makes process state (a memory pool, a kernel attribute, an occupancy query) and
-// so need not be recorded in a graph, but which CUDA may refuse while a stream is being captured
-// in the default (global) mode: switches this thread to the relaxed capture mode for the guard's
-// lifetime, then back to the caller's (docs/library_use.md, "CUDA graphs").
+// For a call that makes process state and so need not be recorded in a graph, but which CUDA may
+// refuse while a stream is being captured in the default (global) mode: a memory pool
+// (cudaMemPoolCreate is refused; kernel attributes and occupancy queries were allowed on CUDA
+// 13.0, and go through the same guard at no cost). Switches this thread to the relaxed capture mode
+// for the guard's lifetime, then back to the caller's (docs/library_use.md, "CUDA graphs").
 class RelaxedCaptureMode {
  public:
   RelaxedCaptureMode() { CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&callers_)); }
