@@ -260,7 +260,7 @@ def profile_table(rows, key, source="docs/figures/profile.csv"):
     if not mine:
         raise SystemExit(f"results_table.py: no rows for {key} in profile.csv")
     head = ["| kernel | ms | regs/thread | smem/block | occupancy theor. / achieved | global ld sectors/request |"
-            " shared ld / st bank conflicts | spill bytes | FFMA per LDS (warp) | FMA pipe | tensor pipe | DRAM MB |",
+            " shared ld / st bank conflicts | local ld+st bytes (launch) | FFMA per LDS (warp) | FMA pipe | tensor pipe | DRAM MB |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     lines = []
     for r in mine:
