@@ -58,8 +58,21 @@ struct Shape {
 std::uint64_t g_seed = 0;
 int g_cc = 0;  // compute capability of the GPU, major * 10 + minor
 
+// The compute capability of GPU `device`, as major * 10 + minor.
+int compute_capability(int device) {
+  int major = 0, minor = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return major * 10 + minor;
+}
+
 // fp16 variants use tensor cores (WMMA), which need compute capability 7.0 or newer.
-bool can_run(const gemm::Variant& v) { return v.f32 != nullptr || g_cc >= 70; }
+bool runs_on(const gemm::Variant& v, int cc) { return v.f32 != nullptr || cc >= 70; }
+bool can_run(const gemm::Variant& v) { return runs_on(v, g_cc); }  // on this process's GPU
+
+gemm::Precision precision_of(const gemm::Variant& v) {
+  return v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16;
+}
 
 // "MxNxK", all three >= 1.
 bool parse_shape(const std::string& text, Shape& s) {
@@ -147,7 +160,7 @@ class Cases {
 };
 
 gemm::VerifyResult run_and_verify(const gemm::Variant& v, const Shape& s, Cases& cases) {
-  Case& c = cases.get(s, v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16);
+  Case& c = cases.get(s, precision_of(v));
   c.problem->run(v, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   return c.reference->verify(c.problem->result());
@@ -174,7 +187,7 @@ void for_each_runnable_variant(F&& f) {
   REQUIRE_FALSE(chapters.empty());  // a typo in GEMM_TEST_CHAPTER must not pass vacuously
   for (const auto& [chapter, variants] : chapters)
     for (const auto& v : variants)
-      if (can_run(v)) f(chapter, v, v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16);
+      if (can_run(v)) f(chapter, v, precision_of(v));
 }
 
 // Calls f(chapter, variant, shape, its case) for every runnable variant and every shape.
@@ -474,17 +487,9 @@ int gpus_or_skip() {
 int announce_gpu(int device) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  int major = 0, minor = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  std::printf("GPU %d: %s, compute capability %d.%d\n", device, prop.name, major, minor);
-  return major * 10 + minor;
-}
-
-bool runs_on(const gemm::Variant& v, int cc) { return v.f32 != nullptr || cc >= 70; }
-
-gemm::Precision precision_of(const gemm::Variant& v) {
-  return v.f32 ? gemm::Precision::kF32 : gemm::Precision::kF16;
+  const int cc = compute_capability(device);
+  std::printf("GPU %d: %s, compute capability %d.%d\n", device, prop.name, cc / 10, cc % 10);
+  return cc;
 }
 
 }  // namespace
@@ -685,7 +690,7 @@ TEST_CASE("every variant is correct with a matrix of just under 2^31 elements", 
     bool any = false;  // does a selected chapter have a runnable variant of this precision?
     for (const auto& [chapter, variants] : chapters)
       for (const auto& v : variants)
-        any = any || (can_run(v) && (v.f32 != nullptr) == (p == gemm::Precision::kF32));
+        any = any || (can_run(v) && precision_of(v) == p);
     if (!any) continue;
     skip_huge_unless_they_fit(p);
     gemm::Cublas cublas;
@@ -700,7 +705,7 @@ TEST_CASE("every variant is correct with a matrix of just under 2^31 elements", 
                   p == gemm::Precision::kF32 ? "f32" : "f16", setup_s);
       for (const auto& [chapter, variants] : chapters)
         for (const auto& v : variants) {
-          if (!can_run(v) || (v.f32 != nullptr) != (p == gemm::Precision::kF32)) continue;
+          if (!can_run(v) || precision_of(v) != p) continue;
           problem.run(v, nullptr);
           CUDA_CHECK(cudaDeviceSynchronize());
           CUDA_CHECK(cudaMemcpy(out.data(), problem.dC.get(), problem.dC.bytes(),
@@ -809,11 +814,10 @@ int main(int argc, char** argv) {
     std::printf("No CUDA GPU is visible: skipping the GPU tests.\n");
     return 77;
   }
-  int device = 0, major = 0, minor = 0;
+  int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  g_cc = major * 10 + minor;
+  g_cc = compute_capability(device);
+  const int major = g_cc / 10, minor = g_cc % 10;
   if (g_cc < 70) {
     // A chapter whose every variant needs tensor cores is skipped as a whole on this GPU.
     const char* only = std::getenv("GEMM_TEST_CHAPTER");
