@@ -178,22 +178,23 @@ for chapter in SHAPE_AWARE:
 PY
 fi
 if has tests; then
+  # One line per test whose name matches $1, from the ctest logs: "  name Passed  1.23 sec".
+  test_results() {
+    grep -E "$1 .*(Passed|Failed|Skipped|\*\*\*)" "$out/tests.log" |
+      sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ +\.+ */ /'
+  }
   echo
   echo "every variant on two non-blocking streams at once (ctest gpu_tests_streams_*), with A, B or C"
   echo "one element past an aligned address (gpu_tests_unaligned_*), captured into a CUDA graph and"
   echo "replayed (gpu_tests_graphs_*), from eight threads at once (gpu_tests_threads_*), and with a"
   echo "matrix of just under 2^31 elements (gpu_tests_huge):"
-  grep -E "gpu_tests_(streams|unaligned|graphs|threads|huge)[0-9a-z_]* .*(Passed|Failed|Skipped|\*\*\*)" "$out/tests.log" |
-    sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ +\.+ */ /'
-fi
-if has tests; then
+  test_results "gpu_tests_(streams|unaligned|graphs|threads|huge)[0-9a-z_]*"
   echo
   gpus=$(nvidia-smi -L | grep -c '^GPU')
   echo "several GPUs ($gpus here; ctest -L multi_gpu, skipped on one): every variant on GPU 0, then on"
   echo "every other (gpu_tests_devices_*), from one host thread per GPU at once (gpu_tests_device_threads_*),"
   echo "and each program with --device 1 (*_on_device_1):"
-  grep -E "(gpu_tests_device(s|_threads)_[0-9a-z_]*|[0-9a-z_]*_on_device_1) .*(Passed|Failed|Skipped|\*\*\*)" \
-    "$out/tests.log" | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /  /; s/ +\.+ */ /'
+  test_results "(gpu_tests_device(s|_threads)_[0-9a-z_]*|[0-9a-z_]*_on_device_1)"
 fi
 if has profile && [ -s "$out/profile.csv" ]; then
   echo
