@@ -22,8 +22,8 @@
 //   gap 4  each consumer warp releases the stage it finished with
 // README.md explains each instruction (step 1) and this kernel ("Step 2, wgmma_warp_specialized:
 // a producer and two consumers"); hopper_ptx.cuh has the wrappers you need: mbar_wait,
-// mbar_arrive_expect_tx, tma_load_2d, mbar_arrive. Try without looking at wgmma_ws.cu, then
-// compare.
+// mbar_arrive_expect_tx, tma_load_2d, mbar_arrive. Try without looking at
+// wgmma_warp_specialized.cu (this kernel, complete), then compare.
 // Each gap holds a line `EXERCISE_GAP(n);`: delete it once you have written gap n, so the grader
 // knows you tried.
 //
@@ -149,7 +149,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_inc<232>();
     const int cw = wg - 1;  // consumer 0: rows 0-63 of the tile, consumer 1: rows 64-127
     // Given: lane 0 of each warp arrives for its warp (gap 4), decided once, before the loop, as
-    // wgmma_ws.cu does. Use it in gap 4 rather than testing threadIdx.x there (gap 4 says why).
+    // wgmma_warp_specialized.cu does. Use it in gap 4 rather than testing threadIdx.x there (gap
+    // 4 says why).
     [[maybe_unused]] const bool arrives = threadIdx.x % 32 == 0;
     float acc[kBN / 2] = {};
     for (int k = 0; k < k_steps; ++k) {
@@ -179,11 +180,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       // accumulator there: what decides it is how the compiler lays out the loop around this
       // gap's branch, which only lane 0 takes. Measured on this file with nvcc 13.0: the branch
       // tested on `threadIdx.x % 32 == 0` here, with the stage written (k - 1) % kStages, prints
-      // C7515; the same branch tested on `arrives` (as wgmma_ws.cu does) builds without it, and
-      // so does the stage written from s, (s + kStages - 1) % kStages, which cannot be negative
-      // and lets nvcc unroll the loop to two K steps per trip (`#pragma unroll 1` on the loop
-      // brings the warning back). The signed remainder is not wrong in itself: wgmma_ws.cu
-      // writes (i - 1) % STAGES.
+      // C7515; the same branch tested on `arrives` (as wgmma_warp_specialized.cu does) builds
+      // without it, and so does the stage written from s, (s + kStages - 1) % kStages, which
+      // cannot be negative and lets nvcc unroll the loop to two K steps per trip (`#pragma unroll
+      // 1` on the loop brings the warning back). The signed remainder is not wrong in itself:
+      // wgmma_warp_specialized.cu writes (k - 1) % STAGES.
       EXERCISE_GAP(4);  // delete this line when you have written gap 4
     }
     // Given: the last group, then the store. (The last stage need not be released: one tile per

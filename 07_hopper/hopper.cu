@@ -1,5 +1,5 @@
-// Chapter 07: the list of variants and the resource table (the kernels are in wgmma_tma.cu and
-// wgmma_ws.cu; README.md explains them).
+// Chapter 07: the list of variants and the resource table (the kernels are in wgmma_tma.cu,
+// wgmma_warp_specialized.cu, wgmma_persistent.cuh; README.md explains them).
 #include "07_hopper/hopper.cuh"
 
 #include <cstdio>
@@ -21,14 +21,18 @@ std::vector<Variant> variants() {
        "+ a producer warpgroup (TMA) and two consumers (wgmma), setmaxnreg (sm_90a)",
        runs_instead},
   };
-  // After step 2, the headline's forced choices, steps 3 and 4 among them (wgmma_ws.cu).
+  // After step 2, the headline's forced choices, steps 3 and 4 among them (wgmma_persistent.cu),
+  // then the experiment.
   steps.insert(steps.end(), persistent.begin() + 1, persistent.end());
+  steps.push_back(wgmma_persistent_tail_split_variant());
   return steps;
 }
 
 void print_resources() {
   std::vector<KernelResources> kernels = wgmma_tma_kernels();
-  for (const KernelResources& k : wgmma_ws_kernels()) kernels.push_back(k);
+  for (auto list : {wgmma_warp_specialized_kernels, wgmma_persistent_kernels,
+                    wgmma_persistent_tail_split_kernels})
+    for (const KernelResources& k : list()) kernels.push_back(k);
   if (!runs_here()) {
     for (const KernelResources& k : kernels)
       std::printf("  %s: sm_90a code, not run here (%s; mma_sync_pipelined runs instead)\n",

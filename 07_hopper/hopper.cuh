@@ -19,24 +19,33 @@ namespace gemm::hopper {
 void launch_wgmma_tma(const __half* A, const __half* B, float* C, int M, int N, int K,
                       cudaStream_t stream);
 
-// wgmma_ws.cu:
-// 2. + warp specialization: a producer warpgroup (TMA) and two consumer warpgroups (wgmma),
-//    full/empty barriers per stage, setmaxnreg.
+// wgmma_warp_specialized.cu: step 2. + warp specialization: a producer warpgroup (TMA) and two
+// consumer warpgroups (wgmma), full/empty barriers per stage, setmaxnreg.
 void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
                                    int K, cudaStream_t stream);
+
+// wgmma_persistent.cu (the kernel: wgmma_persistent.cuh), the headline:
 // 3. + persistent: one block per SM looping over the tiles, in an order that shares L2; a smaller
 //    tile or K split where C has too few tiles to fill the GPU (chosen by counting waves).
 // 4. + clusters of 2 that share B (TMA multicast), 5. + C stored by TMA: the same launcher, for
 //    its 128 x 256 tile over all of K.
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,
                              cudaStream_t stream);
+// Step 3 alone: the 128 x 256 tile over all of K, one block per SM, no clusters.
+void launch_wgmma_persistent_no_cluster(const __half* A, const __half* B, float* C, int M, int N,
+                                        int K, cudaStream_t stream);
 // Its variants: wgmma_persistent, then _no_split, _no_tma_store (step 4), _no_cluster (step 3),
-// _splitk, _tail_split (an experiment: the last wave cut into slices of K), _128x128 and _64x128,
-// each forcing one choice (tested on every shape, timed at every size).
+// _splitk, _128x128 and _64x128, each forcing one choice (tested on every shape, timed at every
+// size).
 std::vector<Variant> wgmma_persistent_variants();
 
+// wgmma_persistent_tail_split.cu: an experiment the headline does not use, step 5 with its last
+// wave's tiles cut into slices of K (docs/notes/07_hopper.md, "What did not pay").
+Variant wgmma_persistent_tail_split_variant();
+
 // The chapter's headline first, wgmma_persistent (on every GPU: where it cannot run, its note says
-// what ran instead), then steps 1 and 2, then the persistent kernel's forced choices.
+// what ran instead), then steps 1 and 2, then the persistent kernel's forced choices, then the
+// experiment.
 std::vector<Variant> variants();
 
 // Prints, for every kernel of the chapter: registers per thread, local memory per thread,
@@ -45,7 +54,9 @@ void print_resources();
 
 // For print_resources(): each .cu lists its compiled kernels, their block sizes and dynamic shared
 // memory.
-std::vector<KernelResources> wgmma_tma_kernels();  // wgmma_tma.cu
-std::vector<KernelResources> wgmma_ws_kernels();   // wgmma_ws.cu
+std::vector<KernelResources> wgmma_tma_kernels();                    // wgmma_tma.cu
+std::vector<KernelResources> wgmma_warp_specialized_kernels();       // wgmma_warp_specialized.cu
+std::vector<KernelResources> wgmma_persistent_kernels();             // wgmma_persistent.cu
+std::vector<KernelResources> wgmma_persistent_tail_split_kernels();  // ..._tail_split.cu
 
 }  // namespace gemm::hopper

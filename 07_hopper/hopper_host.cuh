@@ -1,13 +1,16 @@
-// Chapter 07: what the launchers of wgmma_tma.cu and wgmma_ws.cu share on the host (the chapter's
-// own interface is hopper.cuh). Host-includable. README.md explains the kernels; hopper_ptx.cuh
+// Chapter 07: what the launchers of its kernels share on the host (the chapter's own interface is
+// hopper.cuh). Host-includable. README.md explains the kernels; hopper_ptx.cuh
 // their instructions.
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include <cuda.h>  // CUtensorMap and its enums (types only: the driver library is not linked)
 
 #include "06_warp_tiling/packing.cuh"  // AlignedOperands: chapter 06's packed copies, reused
+#include "common/cuda_check.cuh"
+#include "common/split_k.cuh"  // current_sm_count
 
 namespace gemm::hopper {
 
@@ -25,29 +28,6 @@ constexpr int kBoxM = 64;  // rows of A per TMA box
 constexpr int kBoxN = 64;  // columns of B per TMA box
 // Step 4: blocks per cluster, stacked along M; each fetches 1 / kClusterBlocks of B's boxes for all.
 constexpr int kClusterBlocks = 2;
-
-// An experiment beside step 5, which the headline does not use (wgmma_persistent_tail_split;
-// docs/notes/07_hopper.md, "What did not pay"): the last wave split by K. Where the cluster tiles
-// are not a whole number of waves (8192^3: 1024 cluster tiles on 66 clusters, 15.5 waves), the
-// last wave leaves SMs idle. Instead, its `tail_tiles` tiles are each cut into `tail_splits` slices of K,
-// and the clusters share those pieces as they share whole tiles (round robin, slice-major: the
-// clusters work on one or two slices of K at a time, so the rows of A and B they read are shared
-// in L2 as a whole wave's are). 34 tiles in 3 slices: 102 pieces on 66 clusters, 2 rounds of a
-// third of a tile instead of 1 round of a whole one. Each piece's warps write their partial sums
-// to `partials`, and the warp that arrives last on its counter (`arrivals`) adds them all up, in
-// the order of the slices (the same bits whoever arrives last), and stores C.
-// Without it: tail_tiles = 0, every unit whole.
-struct TailSplit {
-  int whole_units;  // units computed whole, the full waves (all of them without a split)
-  int tail_tiles, tail_splits, tail_steps;  // tail_steps: K steps per slice (the last: fewer)
-  float* partials;  // per (tail tile, block of the cluster, consumer warp, slice)
-  int* arrivals;    // per (tail tile, block, consumer warp): 0 before the launch
-};
-// Floats of one consumer warp's partial sums of a BN-wide tile: 16 rows x BN columns.
-constexpr int tail_warp_floats(int BN) { return 16 * BN; }
-// At most this many slices, each of at least kTailMinSteps K steps: more would spend more time
-// writing and reading partial sums than the balance saves.
-constexpr int kTailMaxSplits = 4, kTailMinSteps = 4;
 
 // Can this process run the chapter's kernels? Three conditions: they were compiled for sm_90a
 // (the build's architecture list had 90), the GPU has compute capability 9.0 (sm_90a code runs
@@ -78,5 +58,49 @@ constexpr int kBoxCRows = 64, kBoxCCols = 32;
 bool tma_stores_ok(const float* C, int N);
 // C (M x N fp32, row-major) as a tensor map for those stores; nothing is written outside it.
 CUtensorMap c_tensor_map(float* C, int M, int N);
+
+// Steps 4 and 5 (and the tail split) launch in clusters of `cluster` blocks along x:
+// cudaLaunchKernelEx, since <<<>>> has no place for a cluster size. `clusters` clusters of
+// `threads` threads per block, `smem` bytes of dynamic shared memory per block.
+template <class... Params, class... Args>
+void launch_in_clusters(void (*kernel)(Params...), int clusters, int cluster, int threads,
+                        int smem, cudaStream_t stream, Args&&... args) {
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(clusters * cluster);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+// How many clusters of `cluster` blocks of `kernel` (`threads` threads, `smem` bytes each) the
+// current GPU runs at once. One block per SM, and the blocks of a cluster on SMs of the same GPC,
+// so an SM left alone in its GPC gets none (an H100 SXM: 66 clusters of 2 on 132 SMs, if each GPC
+// has an even count). The query is not a stream operation; CUDA 13.0 answers it even while a
+// stream is being captured in the global mode (checked on an H100).
+template <class... Params>
+int max_active_clusters(void (*kernel)(Params...), int cluster, int threads, int smem) {
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(cluster * current_sm_count());
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  return clusters;
+}
 
 }  // namespace gemm::hopper

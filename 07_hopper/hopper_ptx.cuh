@@ -1,6 +1,6 @@
-// The PTX of chapter 07's kernels (wgmma_tma.cu, wgmma_ws.cu), one small wrapper per instruction,
-// as chapter 06's mma_ptx.cuh is for mma.sync. Not host-includable: nvcc only. README.md explains
-// each one.
+// The PTX of chapter 07's kernels (wgmma_tma.cu, wgmma_warp_specialized.cu,
+// wgmma_persistent.cuh), one small wrapper per instruction, as chapter 06's mma_ptx.cuh is for
+// mma.sync. Not host-includable: nvcc only. README.md explains each one.
 //
 //   mbarrier     a 64-bit counter in shared memory that threads and the copy engine arrive on;
 //                waiting on it is how a thread learns that a tile has landed or a stage is free

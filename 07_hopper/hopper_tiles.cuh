@@ -1,10 +1,12 @@
-// Device pieces shared by chapter 07's kernels (wgmma_tma.cu, wgmma_ws.cu); nvcc only.
+// Device pieces shared by chapter 07's kernels (wgmma_tma.cu, wgmma_warp_specialized.cu,
+// wgmma_persistent.cuh); nvcc only.
 //
 //   SharedLayout   where the stages and the barriers live in shared memory
 //   load_stage     one K step of A and B, by TMA, counted into the stage's barrier (one thread)
 //   mma_stage      one K step of a warpgroup's 64 x BN tile: 4 wgmma m64nBNk16
 //   store_tile     a warpgroup's accumulators -> C, guarded
 //   tile order     which tile of C a block computes next
+//   the roles      steps 2 to 5: threads of a block, registers of the producer and the consumers
 // Each piece takes the block tile's size BM x BN: 128 x 256 (every kernel of the chapter), or the
 // smaller tiles of wgmma_persistent, for C too small to give every SM a 128 x 256 tile. A
 // warpgroup's 64 x BN accumulators are BN / 2 floats per thread (64 x BN over its 128 threads).
@@ -201,56 +203,6 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[BN / 2], uint3
   }
 }
 
-// ---- The last wave split by K (wgmma_persistent_tail_split) -----------------------------------
-// One piece of a tile of the last wave (TailSplit, hopper_host.cuh), slice `slice` of `splits`:
-// this consumer warp's 16 x BN partial sums -> their place in the workspace, then one arrival on
-// the warp's counter. The warp that arrives last reads every slice back from the workspace, its
-// own included, adds them up in the order 0, 1, ..., splits - 1 into acc, and returns true: it
-// stores the tile's rows. The partial sums keep the accumulators' own layout (lane l's float4 j
-// at 32 j + l): every piece's warp holds the same elements of C in the same registers, so no index
-// arithmetic, and each access is 512 contiguous bytes per warp (four 128-byte lines). `slot`:
-// (tail tile, block of the cluster, consumer warp).
-template <int BN>
-__device__ __forceinline__ bool tail_fixup(float (&acc)[BN / 2], float* partials, int* arrivals,
-                                           int slot, int slice, int splits) {
-  constexpr int kVecs = BN / 8;  // float4s per thread
-  const int lane = threadIdx.x % 32;
-  float4* const slices =
-      reinterpret_cast<float4*>(partials) + static_cast<size_t>(slot) * splits * kVecs * 32;
-  auto part = [&](int s, int j) {  // slice s's float4 j of this lane
-    return slices + (static_cast<size_t>(s) * kVecs + j) * 32 + lane;
-  };
-#pragma unroll
-  for (int j = 0; j < kVecs; ++j)
-    st_global_cg_v4(part(slice, j),
-                    make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
-  __threadfence();  // KEY: our sums are visible GPU-wide before the arrival that announces them
-  __syncwarp();
-  int before = 0;
-  if (lane == 0) before = atomicAdd(arrivals + slot, 1);  // how many pieces arrived before us
-  before = __shfl_sync(0xffffffffu, before, 0);
-  if (before < splits - 1) return false;  // a later piece will finish the tile
-  __threadfence();  // KEY: the other pieces' sums, announced before their arrivals, are visible
-  // KEY: slice 0, then 1, 2, ... added in this order (ours read back too): the same bits whichever
-  // piece arrives last.
-#pragma unroll
-  for (int j = 0; j < kVecs; ++j) {
-    float4 sum = ld_global_cg_v4(part(0, j));
-    for (int s = 1; s < splits; ++s) {
-      const float4 v = ld_global_cg_v4(part(s, j));
-      sum.x += v.x;
-      sum.y += v.y;
-      sum.z += v.z;
-      sum.w += v.w;
-    }
-    acc[4 * j] = sum.x;
-    acc[4 * j + 1] = sum.y;
-    acc[4 * j + 2] = sum.z;
-    acc[4 * j + 3] = sum.w;
-  }
-  return true;
-}
-
 // ---- Tile order ---------------------------------------------------------------------------------
 // Tile t of C -> (tile row, tile column).
 // Row-major: t walks along a row of tiles. The blocks that run at the same time (one per SM) then
@@ -267,8 +219,30 @@ __device__ __forceinline__ int2 tile_row_major(int t, int tiles_n) {
 // Measured on an H100 at 4096^3 and 8192^3 (TFLOPS, commit 06304fa, with the step-3 kernel, before
 // clusters), group_m = 4 / 8 / 16 / 32 / 64: 614 / 617 / 626 / 607 / 607 and 634 / 641 / 643 /
 // 633 / 612. In clusters of 2 (steps 4 and 5) the launcher counts the bands in cluster tiles:
-// kGroupM / 2 of them, at least one (cluster_group_m, wgmma_ws.cu).
+// kGroupM / 2 of them, at least one (cluster_group_m, below).
 constexpr int kGroupM = 16;
 static_assert(kGroupM >= 1, "kGroupM: bands of at least one tile row (tile_grouped divides by it)");
+
+// The bands of the grouped tile order for a launch in clusters of `cluster` blocks stacked along
+// M. tile_grouped walks cluster tiles, each `cluster` block rows tall, so kGroupM rows of block
+// tiles are kGroupM / cluster rows of cluster tiles; but never fewer than one, since tile_grouped
+// divides by it: kGroupM = 1 (the row-major order) gives bands of one row of cluster tiles, that
+// is `cluster` block rows, the row-major order of the cluster tiles. (An odd kGroupM rounds down:
+// kGroupM = 5 in clusters of 2 gives bands of 2 cluster rows, 4 block rows.)
+constexpr int cluster_group_m(int cluster) {
+  return kGroupM / cluster > 1 ? kGroupM / cluster : 1;
+}
+
+// ---- The roles of steps 2 to 5 ------------------------------------------------------------------
+// A warp-specialized block: the producer warpgroup (TMA), and BM / 64 consumer warpgroups (wgmma,
+// 64 rows of the tile each). All threads start with the same register budget (65536 / 384,
+// rounded down to a multiple of 8: 168 per thread, the cap that __launch_bounds__(384, 1) sets);
+// setmaxnreg then moves registers from the producer (down to 40) to the consumers (up to 232).
+template <int BM>
+constexpr int ws_threads() { return 128 * (1 + BM / 64); }
+constexpr int kWsThreads = ws_threads<kBM>();  // 384: 1 producer, 2 consumers
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536,
+              "kProducerRegs and kConsumerRegs must fit the SM's 65536 registers");
 
 }  // namespace gemm::hopper

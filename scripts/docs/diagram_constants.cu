@@ -25,9 +25,11 @@
 #include "06_warp_tiling/mma_tiles.cuh"
 #include "06_warp_tiling/tile_helpers.cuh"
 #include "06_warp_tiling/warp_tiling.cuh"
-// The Hopper kernels' constants (hopper.cuh, hopper_tiles.cuh): this include and the alias under
-// it are the only lines that name the Hopper chapter's folder and namespace.
+// The Hopper kernels' constants (hopper_host.cuh, hopper_tiles.cuh, the tail split's header): these
+// includes and the alias under them are the only lines that name the Hopper chapter's folder and
+// namespace.
 #include "07_hopper/hopper_tiles.cuh"
+#include "07_hopper/wgmma_persistent_tail_split.cuh"
 namespace hopper_chapter = gemm::hopper;
 
 namespace {
@@ -99,7 +101,8 @@ class Json {
 
 // SharedLayout<S>::kBytes of the Hopper 128 x 256 tile for S = 1 .. N: the shared memory of each
 // pipeline depth, from which scripts/docs/diagrams finds the depth the kernel was run with
-// (resources.csv lists each kernel's shared memory; the depth itself is chosen inside wgmma_ws.cu).
+// (resources.csv lists each kernel's shared memory; the depth itself is chosen inside
+// wgmma_persistent.cu).
 template <int... S>
 void hopper_layout_bytes(Json& j, std::integer_sequence<int, S...>) {
   const long bytes[] = {hopper_chapter::SharedLayout<S + 1>::kBytes...};

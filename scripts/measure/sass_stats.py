@@ -86,7 +86,8 @@ def demangle(names):
 
 
 def short(name):
-    """'void gemm::tiling_2d::(anonymous namespace)::k<128, 128>(float const*, ...)' -> 'k<128, 128>'."""
+    """'void gemm::tiling_2d::(anonymous namespace)::k<128, 128>(float const*, ...)' -> 'k<128, 128>'.
+    """
     name = re.sub(r"^void ", "", name.replace("(anonymous namespace)::", ""))
     name = name.split("(")[0]
     depth, cut = 0, 0
@@ -95,7 +96,9 @@ def short(name):
         depth -= ch == ">"
         if depth == 0 and name[i:i + 2] == "::":
             cut = i + 2
-    return name[cut:]
+    # A type among the template arguments keeps its own name only: SplitKUnits, not
+    # gemm::hopper::SplitKUnits; and 'TailSplitUnits<2> >' as C++17 writes it, '<2>>'.
+    return re.sub(r"\b\w+::", "", name[cut:]).replace("> >", ">>")
 
 
 def main():

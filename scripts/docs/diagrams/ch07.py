@@ -235,7 +235,8 @@ def hopper_cluster(c, out, written):
 
 
 def tail_slices(left, clusters, k_steps, max_splits, min_steps):
-    """tail_slices (07_hopper/wgmma_ws.cu): the slices of K that finish the last wave soonest."""
+    """tail_slices (07_hopper/wgmma_persistent_tail_split.cu): the slices of K that finish the
+    last wave soonest."""
     if left == 0:
         return 1  # the last wave is a whole one
     best, best_time = 1, 1.0

@@ -84,7 +84,7 @@ def gather(kernels, machine, resources, results):
                                            for tile, k in names.items()},
                       ws: {"threads": resource(resources, ws, "threads"),
                            "smem_bytes": resource(resources, ws, "smem_bytes_per_block")}}
-    # The Hopper pipeline's depth is chosen inside wgmma_ws.cu; the shared memory that
+    # The Hopper pipeline's depth is chosen inside wgmma_persistent.cu; the shared memory that
     # resources.csv lists for the kernel tells it (diagram_constants lists the bytes of each depth).
     hp, ws = kernels["hopper"], c["resources"]["wgmma_warp_specialized"]
     if ws["smem_bytes"] not in hp["smem_bytes_by_stages"]:
