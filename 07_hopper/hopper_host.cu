@@ -39,9 +39,8 @@ EncodeTiled encode_tiled() {
     cudaDriverEntryPointQueryResult found{};
 #if CUDART_VERSION >= 12050
     // The version of the function's ABI we compiled against: 12.0, when it appeared.
-    const cudaError_t err =
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &found);
+    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                             cudaEnableDefault, &found);
 #else
     const cudaError_t err =
         cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
@@ -56,20 +55,19 @@ EncodeTiled encode_tiled() {
 // One 2D tensor map: a rows x cols row-major matrix (row stride `ld` elements of `bytes` bytes)
 // at `base`, read or written in boxes of box_cols x box_rows, 128-byte swizzled in shared memory,
 // zeros read outside the matrix (and nothing written there).
-CUtensorMap tensor_map_2d(const void* base, CUtensorMapDataType type, int bytes, int rows,
-                          int cols, int ld, int box_cols, int box_rows) {
+CUtensorMap tensor_map_2d(const void* base, CUtensorMapDataType type, int bytes, int rows, int cols,
+                          int ld, int box_cols, int box_rows) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * bytes};  // bytes, between rows
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols),
-                             static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult r = encode_tiled()(
       &map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
       CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B,           // KEY: the layout wgmma's descriptors expect
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B,   // L2 fetches 256 bytes at a time (2 lines)
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);   // KEY: outside the matrix: zeros
+      CU_TENSOR_MAP_SWIZZLE_128B,          // KEY: the layout wgmma's descriptors expect
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B,  // L2 fetches 256 bytes at a time (2 lines)
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);  // KEY: outside the matrix: zeros
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "cuTensorMapEncodeTiled failed (CUresult %d) for a %d x %d matrix.\n",
                  static_cast<int>(r), rows, cols);
@@ -115,6 +113,28 @@ CUtensorMap c_tensor_map(float* C, int M, int N) {
 
 // The launchers run mma_sync_pipelined where they cannot run, which may itself run another kernel
 // (wmma_vec_loads on sm_75).
+bool allow_shared_memory(std::initializer_list<KernelSmem> kernels) {
+  if (!runs_here()) return false;
+  for (const KernelSmem& k : kernels)
+    CUDA_CHECK(
+        cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, k.bytes));
+  return true;
+}
+
+ClusterConfig::ClusterConfig(int blocks, int cluster, int threads, int smem, cudaStream_t stream)
+    : attribute{}, config{} {
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+}
+
 std::string runs_instead(const void* A, const void* B, const float* C, int M, int N, int K) {
   if (runs_here()) return "";
   const std::string further = warp_tiling::mma_sync_ptx_runs_instead(A, B, C, M, N, K);  // sm_75

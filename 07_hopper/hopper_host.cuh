@@ -3,6 +3,7 @@
 // their instructions.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -14,8 +15,8 @@
 
 namespace gemm::hopper {
 
-using warp_tiling::AlignedOperands;
 using warp_tiling::aligned_row_lengths;
+using warp_tiling::AlignedOperands;
 using warp_tiling::RowLengths;
 
 // The tiles of every kernel of the chapter, chosen once here (README.md, "The tiles"):
@@ -26,7 +27,8 @@ using warp_tiling::RowLengths;
 constexpr int kBM = 128, kBN = 256, kBK = 64;
 constexpr int kBoxM = 64;  // rows of A per TMA box
 constexpr int kBoxN = 64;  // columns of B per TMA box
-// Step 4: blocks per cluster, stacked along M; each fetches 1 / kClusterBlocks of B's boxes for all.
+// Step 4: blocks per cluster, stacked along M; each fetches 1 / kClusterBlocks of B's boxes for
+// all.
 constexpr int kClusterBlocks = 2;
 
 // Can this process run the chapter's kernels? Three conditions: they were compiled for sm_90a
@@ -59,25 +61,33 @@ bool tma_stores_ok(const float* C, int N);
 // C (M x N fp32, row-major) as a tensor map for those stores; nothing is written outside it.
 CUtensorMap c_tensor_map(float* C, int M, int N);
 
-// Steps 4 and 5 (and the tail split) launch in clusters of `cluster` blocks along x:
-// cudaLaunchKernelEx, since <<<>>> has no place for a cluster size. `clusters` clusters of
-// `threads` threads per block, `smem` bytes of dynamic shared memory per block.
-template <class... Params, class... Args>
-void launch_in_clusters(void (*kernel)(Params...), int clusters, int cluster, int threads,
-                        int smem, cudaStream_t stream, Args&&... args) {
+// Once per GPU, inside each launcher's PerDevice (common/per_device.cuh): false where the
+// chapter's kernels cannot run (runs_here); else each kernel is allowed its dynamic shared memory
+// (above 48 KB it must ask first), and true.
+struct KernelSmem {
+  template <class... Params>
+  KernelSmem(void (*k)(Params...), int b) : kernel(reinterpret_cast<const void*>(k)), bytes(b) {}
+  const void* kernel;
+  int bytes;
+};
+bool allow_shared_memory(std::initializer_list<KernelSmem> kernels);
+
+// Steps 4 and 5 (and the tail split) launch in clusters of `cluster` blocks along x, through
+// cudaLaunchKernelEx: <<<>>> has no place for a cluster size. The launch's configuration:
+// `blocks` blocks of `threads` threads, `smem` bytes of dynamic shared memory each.
+struct ClusterConfig {
   cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(clusters * cluster);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  cudaLaunchConfig_t config;
+  ClusterConfig(int blocks, int cluster, int threads, int smem, cudaStream_t stream);
+  ClusterConfig(const ClusterConfig&) = delete;  // config points at attribute
+};
+
+// `clusters` clusters of `kernel`.
+template <class... Params, class... Args>
+void launch_in_clusters(void (*kernel)(Params...), int clusters, int cluster, int threads, int smem,
+                        cudaStream_t stream, Args&&... args) {
+  const ClusterConfig launch(clusters * cluster, cluster, threads, smem, stream);
+  CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, std::forward<Args>(args)...));
 }
 
 // How many clusters of `cluster` blocks of `kernel` (`threads` threads, `smem` bytes each) the
@@ -87,19 +97,9 @@ void launch_in_clusters(void (*kernel)(Params...), int clusters, int cluster, in
 // stream is being captured in the global mode (checked on an H100).
 template <class... Params>
 int max_active_clusters(void (*kernel)(Params...), int cluster, int threads, int smem) {
-  cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(cluster * current_sm_count());
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = smem;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  const ClusterConfig launch(cluster * current_sm_count(), cluster, threads, smem, nullptr);
   int clusters = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
   return clusters;
 }
 

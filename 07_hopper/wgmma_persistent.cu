@@ -44,27 +44,21 @@ constexpr auto kKernelNarrow = kKernel<kStagesNarrow, 128, 128>;
 constexpr auto kKernelShort = kKernel<kStagesShort, 64, 128>;
 constexpr auto kKernelCluster = kKernel<kStages, 128, 256, kCluster>;
 constexpr auto kKernelTmaStore = kKernel<kStages, 128, 256, kCluster, true>;
-constexpr int kSmemWide = kSmem<kStages, 128, 256>;                // 197696
-constexpr int kSmemNarrow = kSmem<kStagesNarrow, 128, 128>;        // 197728
-constexpr int kSmemShort = kSmem<kStagesShort, 64, 128>;           // 197760
-constexpr int kSmemTmaStore = kSmem<kStages, 128, 256, true>;      // 231424: + C's staging
+constexpr int kSmemWide = kSmem<kStages, 128, 256>;            // 197696
+constexpr int kSmemNarrow = kSmem<kStagesNarrow, 128, 128>;    // 197728
+constexpr int kSmemShort = kSmem<kStagesShort, 64, 128>;       // 197760
+constexpr int kSmemTmaStore = kSmem<kStages, 128, 256, true>;  // 231424: + C's staging
 
 // Once per GPU (common/per_device.cuh): runs this GPU the sm_90a code, and may each kernel use
 // its shared memory there?
 bool ready() {
   static PerDevice<bool> ready_on;
   return ready_on.get([](int) {
-    if (!runs_here()) return false;
-    auto allow = [](auto kernel, int bytes) {
-      CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    };
-    allow(kKernelWide, kSmemWide);
-    allow(kKernelNarrow, kSmemNarrow);
-    allow(kKernelShort, kSmemShort);
-    allow(kKernelCluster, kSmemWide);
-    allow(kKernelTmaStore, kSmemTmaStore);
-    return true;
+    return allow_shared_memory({{kKernelWide, kSmemWide},
+                                {kKernelNarrow, kSmemNarrow},
+                                {kKernelShort, kSmemShort},
+                                {kKernelCluster, kSmemWide},
+                                {kKernelTmaStore, kSmemTmaStore}});
   });
 }
 
@@ -74,9 +68,8 @@ bool ready() {
 int cluster_slots() {
   if (!ready()) return 0;
   static PerDevice<int> slots_on;
-  return slots_on.get([](int) {
-    return max_active_clusters(kKernelCluster, kCluster, kWsThreads, kSmemWide);
-  });
+  return slots_on.get(
+      [](int) { return max_active_clusters(kKernelCluster, kCluster, kWsThreads, kSmemWide); });
 }
 
 // The tiles for plan_by_waves, one block per SM each; `warps` counts the consumer warps (the
@@ -116,7 +109,7 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
   if (choice == Choice::kShort) forced = kShortTile;
   const std::vector<TileConfig>& all = configs();
   const bool whole_lines = k % 64 == 0 && ldb % 64 == 0;  // rows of 128-byte multiples
-  if (forced != kByWaves || whole_lines)  // KEY: counting waves (common/waves.cpp)
+  if (forced != kByWaves || whole_lines)                  // KEY: counting waves (common/waves.cpp)
     return plan_launch(all, M, N, k, current_sm_count(), forced, choice == Choice::kSplitK);
   static const std::vector<TileConfig> without_64x128(all.begin(), all.begin() + kShortTile);
   return plan_launch(without_64x128, M, N, k, current_sm_count(), forced, false);
@@ -126,14 +119,14 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
 template <int STAGES, int BM, int BN, int CLUSTER = 1, bool TMA_STORE = false>
 void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits, cudaStream_t stream) {
   const int tiles = ceil_div(ceil_div(M, BM), CLUSTER) * ceil_div(N, BN);  // cluster tiles
-  const int per_split = k_tiles_per_split(K, kBK, splits);  // K steps per slice
+  const int per_split = k_tiles_per_split(K, kBK, splits);                 // K steps per slice
   // Never a slice without K steps (the plans make none): its unit would arrive on a stage's
   // `empty` barrier that no copy filled, and the pipeline's phases would drift apart.
   splits = ceil_div(ceil_div(K, kBK), per_split);
   const SplitKOutput out(C, M, N, splits, stream);  // C, or this call's workspace
   const bool pairs = warp_tiling::float2_stores_ok(out.data(), N);
-  const SplitKUnits units{tiles, splits, ceil_div(K, kBK), per_split, out.data(),
-                          out.slice_floats()};
+  const SplitKUnits units{tiles,     splits,     ceil_div(K, kBK),
+                          per_split, out.data(), out.slice_floats()};
   constexpr auto kernel = kKernel<STAGES, BM, BN, CLUSTER, TMA_STORE>;
   constexpr int smem = kSmem<STAGES, BM, BN, TMA_STORE>;
   // Step 5's stores go to C itself: never with split-K (the launcher sees to it).
@@ -141,8 +134,8 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits, cuda
   if constexpr (CLUSTER == 1) {
     // KEY: step 3, a block per SM (never more than the units)
     const int blocks = std::min(units.count(), current_sm_count());
-    kernel<<<blocks, ws_threads<BM>(), smem, stream>>>(maps.a, maps.b, map_c, M, N, pairs,
-                                                       kGroupM, units);
+    kernel<<<blocks, ws_threads<BM>(), smem, stream>>>(maps.a, maps.b, map_c, M, N, pairs, kGroupM,
+                                                       units);
     GEMM_LAUNCH_CHECK();
   } else {
     // KEY: step 4, a cluster per pair of SMs that can hold one; the tile order's bands counted

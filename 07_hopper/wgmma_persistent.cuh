@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
   const SharedLayout<STAGES, BM, BN> sm(smem_raw);
   const int wg = threadIdx.x / 128;
   const int rank = CLUSTER > 1 ? static_cast<int>(cluster_ctarank()) : 0;  // Step 4
-  const int tiles_mc = ((M + BM - 1) / BM + CLUSTER - 1) / CLUSTER;  // rows of cluster tiles
+  const int tiles_mc = ((M + BM - 1) / BM + CLUSTER - 1) / CLUSTER;        // rows of cluster tiles
   const int tiles_n = (N + BN - 1) / BN;
   // KEY: this block's units: first_unit, + unit_stride, ... (the blocks of a cluster: the same)
   const int first_unit = blockIdx.x / CLUSTER, unit_stride = gridDim.x / CLUSTER;
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     if constexpr (BM == 128) setmaxnreg_inc<kConsumerRegs>();
     const int cw = wg - 1;  // consumer 0: rows 0-63 of each tile, consumer 1: rows 64-127
     const bool arrives = threadIdx.x % 32 == 0;  // lane 0 of each warp releases stages
-    auto release = [&](int s) {  // KEY: this warp is done reading stage s
+    auto release = [&](int s) {                  // KEY: this warp is done reading stage s
       if (!arrives) return;
       if constexpr (CLUSTER == 1) {
         mbar_arrive(sm.empty(s));
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
       const int2 tile = tile_of(w);
       for (int k = w.first; k < w.last; ++k, ++i) {
         const int s = i % STAGES;
-        mbar_wait(sm.full(s), (i / STAGES) & 1);  // KEY: the stage has landed
+        mbar_wait(sm.full(s), (i / STAGES) & 1);                // KEY: the stage has landed
         mma_stage<BN>(acc, sm.a(s), sm.b(s), cw, k > w.first);  // a unit's first step starts at 0
         wgmma_wait<1>();  // the wgmmas of step i - 1 have finished reading their stage
         if (k > w.first) release((i - 1) % STAGES);

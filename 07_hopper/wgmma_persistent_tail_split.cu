@@ -34,12 +34,7 @@ constexpr int kSmemCluster = SharedLayout<kStages>::kBytes;              // 1976
 bool ready() {
   static PerDevice<bool> ready_on;
   return ready_on.get([](int) {
-    if (!runs_here()) return false;
-    CUDA_CHECK(cudaFuncSetAttribute(kKernelTmaStore, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemTmaStore));
-    CUDA_CHECK(cudaFuncSetAttribute(kKernelCluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemCluster));
-    return true;
+    return allow_shared_memory({{kKernelTmaStore, kSmemTmaStore}, {kKernelCluster, kSmemCluster}});
   });
 }
 
@@ -48,9 +43,8 @@ bool ready() {
 int cluster_slots() {
   if (!ready()) return 0;
   static PerDevice<int> slots_on;
-  return slots_on.get([](int) {
-    return max_active_clusters(kKernelCluster, kCluster, kWsThreads, kSmemCluster);
-  });
+  return slots_on.get(
+      [](int) { return max_active_clusters(kKernelCluster, kCluster, kWsThreads, kSmemCluster); });
 }
 
 // The number of slices for the `left` tiles of the last wave: the one that finishes them soonest,
@@ -103,7 +97,9 @@ class TailSplitPlan {
 };
 
 // Cluster tiles of 256 x 256 (two 128 x 256 block tiles stacked along M).
-int cluster_tiles(int M, int N) { return ceil_div(ceil_div(M, kBM), kCluster) * ceil_div(N, kBN); }
+int cluster_tiles(int M, int N) {
+  return ceil_div(ceil_div(M, kBM), kCluster) * ceil_div(N, kBN);
+}
 
 void launch_tail_split(const __half* A, const __half* B, float* C, int M, int N, int K,
                        cudaStream_t stream) {
@@ -122,9 +118,8 @@ void launch_tail_split(const __half* A, const __half* B, float* C, int M, int N,
                        maps.a, maps.b, c_tensor_map(C, M, N), M, N, pairs,
                        cluster_group_m(kCluster), plan.units());
   else
-    launch_in_clusters(kKernelCluster, clusters, kCluster, kWsThreads, kSmemCluster, stream,
-                       maps.a, maps.b, CUtensorMap{}, M, N, pairs, cluster_group_m(kCluster),
-                       plan.units());
+    launch_in_clusters(kKernelCluster, clusters, kCluster, kWsThreads, kSmemCluster, stream, maps.a,
+                       maps.b, CUtensorMap{}, M, N, pairs, cluster_group_m(kCluster), plan.units());
 }
 
 // The note: what ran instead off Hopper or without clusters; where no split pays, that every tile

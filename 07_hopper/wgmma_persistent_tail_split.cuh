@@ -29,7 +29,9 @@ namespace gemm::hopper {
 // writing and reading partial sums than the balance saves.
 constexpr int kTailMaxSplits = 4, kTailMinSteps = 4;
 // Floats of one consumer warp's partial sums of a BN-wide tile: 16 rows x BN columns.
-constexpr int tail_warp_floats(int BN) { return 16 * BN; }
+constexpr int tail_warp_floats(int BN) {
+  return 16 * BN;
+}
 
 // One piece of a tile of the last wave, slice `slice` of `splits`: this consumer warp's 16 x BN
 // partial sums -> their place in the workspace, then one arrival on the warp's counter. The warp

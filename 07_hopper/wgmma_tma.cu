@@ -46,8 +46,8 @@ namespace gemm::hopper {
 template <int STAGES>
 __global__ void __launch_bounds__(256, 1)
     wgmma_tma_kernel(const __grid_constant__ CUtensorMap map_a,
-                     const __grid_constant__ CUtensorMap map_b, float* __restrict__ C, int M,
-                     int N, int K, bool pairs) {
+                     const __grid_constant__ CUtensorMap map_b, float* __restrict__ C, int M, int N,
+                     int K, bool pairs) {
 #if GEMM_SM90A_DEVICE
   extern __shared__ unsigned char smem_raw[];
   const SharedLayout<STAGES> sm(smem_raw);
@@ -90,16 +90,10 @@ constexpr auto kKernel = wgmma_tma_kernel<kStages>;
 // Once per GPU (common/per_device.cuh): runs this GPU the sm_90a code, with kSmemBytes?
 bool ready() {
   static PerDevice<bool> ready_on;
-  return ready_on.get([](int) {
-    if (!runs_here()) return false;
-    CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemBytes));
-    return true;
-  });
+  return ready_on.get([](int) { return allow_shared_memory({{kKernel, kSmemBytes}}); });
 }
 
-void launch(const __half* A, const __half* B, float* C, int M, int N, int K,
-            cudaStream_t stream) {
+void launch(const __half* A, const __half* B, float* C, int M, int N, int K, cudaStream_t stream) {
   if (!ready()) {  // not Hopper, or not built for sm_90a
     warp_tiling::launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
     return;

@@ -41,8 +41,8 @@ namespace gemm::hopper {
 template <int STAGES>
 __global__ void __launch_bounds__(kWsThreads, 1)
     wgmma_warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a,
-                                  const __grid_constant__ CUtensorMap map_b,
-                                  float* __restrict__ C, int M, int N, int K, bool pairs) {
+                                  const __grid_constant__ CUtensorMap map_b, float* __restrict__ C,
+                                  int M, int N, int K, bool pairs) {
 #if GEMM_SM90A_DEVICE
   extern __shared__ unsigned char smem_raw[];
   constexpr int kConsumerWarps = 8;  // arrivals that empty a stage
@@ -106,17 +106,12 @@ constexpr auto kKernel = wgmma_warp_specialized_kernel<kStages>;
 // Once per GPU (common/per_device.cuh): runs this GPU the sm_90a code, with kSmemBytes?
 bool ready() {
   static PerDevice<bool> ready_on;
-  return ready_on.get([](int) {
-    if (!runs_here()) return false;
-    CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemBytes));
-    return true;
-  });
+  return ready_on.get([](int) { return allow_shared_memory({{kKernel, kSmemBytes}}); });
 }
 }  // namespace
 
-void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N,
-                                   int K, cudaStream_t stream) {
+void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, int M, int N, int K,
+                                   cudaStream_t stream) {
   if (!ready()) {  // not Hopper, or not built for sm_90a
     warp_tiling::launch_mma_sync_pipelined(A, B, C, M, N, K, stream);
     return;
@@ -130,8 +125,8 @@ void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, i
 }
 
 std::vector<KernelResources> wgmma_warp_specialized_kernels() {
-  return {{"wgmma_warp_specialized", reinterpret_cast<const void*>(kKernel), kWsThreads,
-           kSmemBytes}};
+  return {
+      {"wgmma_warp_specialized", reinterpret_cast<const void*>(kKernel), kWsThreads, kSmemBytes}};
 }
 
 }  // namespace gemm::hopper
