@@ -111,14 +111,10 @@ CUtensorMap c_tensor_map(float* C, int M, int N) {
   return tensor_map_2d(C, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, M, N, N, kBoxCCols, kBoxCRows);
 }
 
-// The launchers run mma_sync_pipelined where they cannot run, which may itself run another kernel
-// (wmma_vec_loads on sm_75).
-bool allow_shared_memory(std::initializer_list<KernelSmem> kernels) {
-  if (!runs_here()) return false;
+void allow_shared_memory(std::initializer_list<KernelSmem> kernels) {
   for (const KernelSmem& k : kernels)
     CUDA_CHECK(
         cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, k.bytes));
-  return true;
 }
 
 ClusterConfig::ClusterConfig(int blocks, int cluster, int threads, int smem, cudaStream_t stream)
@@ -135,6 +131,8 @@ ClusterConfig::ClusterConfig(int blocks, int cluster, int threads, int smem, cud
   config.numAttrs = 1;
 }
 
+// The launchers run mma_sync_pipelined where they cannot run, which may itself run another kernel
+// (wmma_vec_loads on sm_75).
 std::string runs_instead(const void* A, const void* B, const float* C, int M, int N, int K) {
   if (runs_here()) return "";
   const std::string further = warp_tiling::mma_sync_ptx_runs_instead(A, B, C, M, N, K);  // sm_75

@@ -61,16 +61,25 @@ bool tma_stores_ok(const float* C, int N);
 // C (M x N fp32, row-major) as a tensor map for those stores; nothing is written outside it.
 CUtensorMap c_tensor_map(float* C, int M, int N);
 
-// Once per GPU, inside each launcher's PerDevice (common/per_device.cuh): false where the
-// chapter's kernels cannot run (runs_here); else each kernel is allowed its dynamic shared memory
-// (above 48 KB it must ask first), and true.
+// Each kernel allowed its dynamic shared memory (above 48 KiB a kernel must ask first): once per
+// GPU, in each launcher's ready(), through PerDevice (common/per_device.cuh), where runs_here().
 struct KernelSmem {
   template <class... Params>
   KernelSmem(void (*k)(Params...), int b) : kernel(reinterpret_cast<const void*>(k)), bytes(b) {}
   const void* kernel;
   int bytes;
 };
-bool allow_shared_memory(std::initializer_list<KernelSmem> kernels);
+void allow_shared_memory(std::initializer_list<KernelSmem> kernels);
+
+// Cluster tiles of a launch: CLUSTER block tiles of BM x BN stacked along M make one.
+inline int cluster_tiles(int M, int N, int bm, int bn, int cluster) {
+  return ((M + bm - 1) / bm + cluster - 1) / cluster * ((N + bn - 1) / bn);
+}
+
+// Notes (Variant::runs_instead) that two launchers give.
+inline const char* kNoteNoClusters = "ran 128x256 without clusters: no 2 SMs of one GPC free";
+inline const char* kNoteCFromRegisters =
+    "C stored from registers: its rows do not start at 16-byte boundaries";
 
 // Steps 4 and 5 (and the tail split) launch in clusters of `cluster` blocks along x, through
 // cudaLaunchKernelEx: <<<>>> has no place for a cluster size. The launch's configuration:

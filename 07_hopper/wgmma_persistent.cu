@@ -10,9 +10,8 @@
 // _no_cluster (step 3) and _no_tma_store (step 4) stop before a step.
 // Build and run:  cmake --build build --target 07_hopper
 //                 ./build/bin/07_hopper --variant wgmma_persistent
-// Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV). On an H100, % of
-// cuBLAS at 4096^3 / 8192^3, timed in turns: step 2 95% / 76%, step 3 98% / 104%, step 4 98% /
-// 104%, step 5 100% / 105% (docs/figures/h100/results.csv, one run; README.md, "Measured").
+// Reference GPU figure: in wgmma_persistent.cuh, and README.md, "Measured" (generated from the
+// benchmark CSV).
 // =================================================================================================
 #include "07_hopper/wgmma_persistent.cuh"
 
@@ -31,7 +30,7 @@ namespace {
 
 // The kernels. Every tile gets as many stages as fit in the same shared memory: a 128 x 128
 // stage is 2/3 the bytes of a 128 x 256 one, a 64 x 128 stage half of them.
-constexpr int kStages = 4, kStagesNarrow = 6, kStagesShort = 8;
+constexpr int kStages = kStagesWide, kStagesNarrow = 6, kStagesShort = 8;  // 4, 6, 8
 constexpr int kCluster = kClusterBlocks;  // 2 (hopper_host.cuh)
 template <int STAGES, int BM, int BN, int CLUSTER = 1, bool TMA_STORE = false>
 constexpr auto kKernel = wgmma_persistent_kernel<STAGES, BM, BN, CLUSTER, TMA_STORE, SplitKUnits>;
@@ -54,23 +53,32 @@ constexpr int kSmemTmaStore = kSmem<kStages, 128, 256, true>;  // 231424: + C's 
 bool ready() {
   static PerDevice<bool> ready_on;
   return ready_on.get([](int) {
-    return allow_shared_memory({{kKernelWide, kSmemWide},
-                                {kKernelNarrow, kSmemNarrow},
-                                {kKernelShort, kSmemShort},
-                                {kKernelCluster, kSmemWide},
-                                {kKernelTmaStore, kSmemTmaStore}});
+    if (!runs_here()) return false;
+    allow_shared_memory({{kKernelWide, kSmemWide},
+                         {kKernelNarrow, kSmemNarrow},
+                         {kKernelShort, kSmemShort},
+                         {kKernelCluster, kSmemWide},
+                         {kKernelTmaStore, kSmemTmaStore}});
+    return true;
   });
 }
+}  // namespace
 
 // How many clusters of the step-4 kernel the current GPU runs at once (max_active_clusters,
 // hopper_host.cuh; 66 on an H100 SXM), asked once per GPU through PerDevice; 0 where the kernels
-// cannot run. PerDevice's relaxed capture mode costs nothing where it is not needed.
+// cannot run. After ready(): the occupancy query counts no block of a kernel not yet allowed its
+// shared memory (before 3bb74a7 a note asked for before the first launch on a GPU could have
+// cached 0 clusters there). Step 5's kernel takes 32 KiB more shared memory than step 4's: one
+// block per SM all the same, so the same count for both. PerDevice's relaxed capture mode costs
+// nothing where it is not needed.
 int cluster_slots() {
   if (!ready()) return 0;
   static PerDevice<int> slots_on;
   return slots_on.get(
       [](int) { return max_active_clusters(kKernelCluster, kCluster, kWsThreads, kSmemWide); });
 }
+
+namespace {
 
 // The tiles for plan_by_waves, one block per SM each; `warps` counts the consumer warps (the
 // producer warpgroup only issues copies). `speed`, from each tile forced on its own on an H200:
@@ -118,15 +126,20 @@ LaunchPlan plan_for(int M, int N, int k, int ldb, Choice choice) {
 // One launch of the BM x BN kernel over `splits` slices of K, in clusters of CLUSTER blocks.
 template <int STAGES, int BM, int BN, int CLUSTER = 1, bool TMA_STORE = false>
 void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits, cudaStream_t stream) {
-  const int tiles = ceil_div(ceil_div(M, BM), CLUSTER) * ceil_div(N, BN);  // cluster tiles
-  const int per_split = k_tiles_per_split(K, kBK, splits);                 // K steps per slice
+  const int tiles = cluster_tiles(M, N, BM, BN, CLUSTER);
+  const int per_split = k_tiles_per_split(K, kBK, splits);  // K steps per slice
   // Never a slice without K steps (the plans make none): its unit would arrive on a stage's
   // `empty` barrier that no copy filled, and the pipeline's phases would drift apart.
   splits = ceil_div(ceil_div(K, kBK), per_split);
   const SplitKOutput out(C, M, N, splits, stream);  // C, or this call's workspace
   const bool pairs = warp_tiling::float2_stores_ok(out.data(), N);
-  const SplitKUnits units{tiles,     splits,     ceil_div(K, kBK),
-                          per_split, out.data(), out.slice_floats()};
+  SplitKUnits units;
+  units.tiles = tiles;
+  units.splits = splits;
+  units.k_steps = ceil_div(K, kBK);
+  units.steps_per_split = per_split;
+  units.out = out.data();
+  units.slice_floats = out.slice_floats();
   constexpr auto kernel = kKernel<STAGES, BM, BN, CLUSTER, TMA_STORE>;
   constexpr int smem = kSmem<STAGES, BM, BN, TMA_STORE>;
   // Step 5's stores go to C itself: never with split-K (the launcher sees to it).
@@ -195,10 +208,10 @@ std::string persistent_ran(const void* A, const void* B, const float* C, int M, 
   if (CHOICE == Choice::kSplitK && plan.splits == 1) return "ran 128x256: K has 1 step, no split";
   const bool wide_whole_k = plan.config == kWide && plan.splits == 1;
   if (wide_whole_k && CHOICE != Choice::kNoCluster && cluster_slots() == 0)
-    return "ran 128x256 without clusters: no 2 SMs of one GPC free";
+    return kNoteNoClusters;
   if (wide_whole_k && (CHOICE == Choice::kAuto || CHOICE == Choice::kNoSplit) &&
       !tma_stores_ok(C, N))
-    return "C stored from registers: its rows do not start at 16-byte boundaries";
+    return kNoteCFromRegisters;
   if (CHOICE != Choice::kAuto || wide_whole_k) return "";
   return "ran " + plan.describe(configs());
 }
@@ -209,6 +222,7 @@ void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, 
   launch(Choice::kAuto, A, B, C, M, N, K, stream);
 }
 
+// Step 3 alone, public: the tail-split experiment runs it where the GPU has no room for a cluster.
 void launch_wgmma_persistent_no_cluster(const __half* A, const __half* B, float* C, int M, int N,
                                         int K, cudaStream_t stream) {
   launch(Choice::kNoCluster, A, B, C, M, N, K, stream);

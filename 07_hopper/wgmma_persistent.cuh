@@ -1,6 +1,7 @@
 // =================================================================================================
 // Chapter 07 - tensor cores on Hopper, steps 3 to 5: the kernel of wgmma_persistent, the
 // chapter's headline. (Its launcher, which picks the tile and the step, is wgmma_persistent.cu.)
+// Not host-includable: nvcc only (the kernel's PTX wrappers, hopper_ptx.cuh).
 //
 // Step 3, wgmma_persistent_no_cluster: step 2's kernel (wgmma_warp_specialized.cu), one block per
 // SM (132 on an H100) instead of one per tile. Each block loops over units of work
@@ -13,7 +14,7 @@
 // SM one (1024^3: 32 tiles of 128 x 256 for 132 SMs), the launcher counts waves and picks a
 // smaller tile (128 x 128 or 64 x 128: BM and BN here), split-K, or both.
 // Step 4 (CLUSTER = 2, the lines marked "Step 4"): clusters of 2 blocks stacked along M. Both read
-// the same columns of B, so each fetches half of B's boxes for both (TMA multicast): 32 KB from
+// the same columns of B, so each fetches half of B's boxes for both (TMA multicast): 32 KiB from
 // L2 per stage and block instead of 48. A stage is written into both blocks, so its `empty`
 // barrier counts the consumer warps of both (16): each warp arrives on its own block's and,
 // through mapa, on the other's. cluster_sync() at the start (the barriers exist before the other
@@ -26,18 +27,24 @@
 // Why one template for three steps: steps 4 and 5 each change a few lines of step 3 (those marked
 // with their number), and a copy of the kernel per step would make a student read 130 lines three
 // times to find them. To read step 3, read CLUSTER = 1 and TMA_STORE = false; `grep -n "Step 4"`
-// and `grep -n "Step 5"` list what each step adds. The diff from step 2 is `diff
-// wgmma_warp_specialized.cu wgmma_persistent.cuh`'s kernel: the unit loop around each side's K
-// loop, the K-step counter i that runs on across units, the last stage released for the next unit.
+// and `grep -n "Step 5"` list what each step adds. What step 3 changes in step 2's kernel
+// (wgmma_warp_specialized.cu), leaving aside those lines and the experiment's branch
+// (kHasPieces): the unit loop around each side's K loop, with the K-step counter i running on
+// across units; the tile from tile_grouped instead of the row-major order; the unit's last stage
+// released for the next unit's loads (`release`, which step 4 extends to the other block); and
+// the tile's size as template parameters (BM, BN), for the launcher's smaller tiles.
 //
 // Work per block: units of one BM x BN tile over a slice of K; per consumer warpgroup 64 x BN of
 // C, BN / 2 accumulators per thread. Shared memory: STAGES stages of (BM + BN) x 64 halves, the
-// barriers, and with TMA_STORE two 16 KB staging buffers; one block per SM.
+// barriers, and with TMA_STORE two 16 KiB staging buffers; one block per SM.
 // Preconditions: none (the launcher packs operands whose rows are not 16-byte aligned, and stores
 // from registers where C's rows are not).
 // Build and run:  cmake --build build --target 07_hopper
 //                 ./build/bin/07_hopper --variant wgmma_persistent
-// Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV).
+// Reference GPU figure: README.md, "Measured" (generated from the benchmark CSV). On an H100, % of
+// cuBLAS at 4096^3 / 8192^3, timed in turns: step 3 98% / 104%, step 4 98% / 104%, step 5 100% /
+// 105% (docs/figures/h100/results.csv, one run, before the steps had files of their own;
+// docs/notes/07_hopper.md compares).
 // =================================================================================================
 #pragma once
 
@@ -47,10 +54,17 @@
 
 namespace gemm::hopper {
 
-// One unit of a persistent block's work: cluster tile `tile` (numbered in the tile order) over the
-// K steps [first, last), its sums written to slice `slice` of the output.
+// The stages of the 128 x 256 tile (steps 3 to 5, and the tail-split experiment).
+constexpr int kStagesWide = 4;
+
+// How many clusters of 2 of the step-4 kernel the current GPU runs at once; 0 where the kernels
+// cannot run (wgmma_persistent.cu).
+int cluster_slots();
+
+// One unit of a persistent block's work: the cluster tile numbered `index` in the tile order, over
+// the K steps [first, last), its sums written to slice `slice` of the output.
 struct Unit {
-  int tile, first, last, slice;
+  int index, first, last, slice;
 };
 
 // Step 3's units: `tiles` cluster tiles x `splits` slices of K. Unit u is tile u % tiles over
@@ -65,7 +79,7 @@ struct SplitKUnits {
     const int slice = u / tiles, first = slice * steps_per_split;
     return {u % tiles, first, min(k_steps, first + steps_per_split), slice};
   }
-  __device__ float* output(const Unit& w) const { return out + w.slice * slice_floats; }
+  __device__ float* output(const Unit& unit) const { return out + unit.slice * slice_floats; }
   // Units that are pieces of a tile, stored by their last warp (the tail-split experiment,
   // wgmma_persistent_tail_split.cuh): none here, and the kernel's branch for them compiles away.
   static constexpr bool kHasPieces = false;
@@ -92,8 +106,8 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
   const int tiles_n = (N + BN - 1) / BN;
   // KEY: this block's units: first_unit, + unit_stride, ... (the blocks of a cluster: the same)
   const int first_unit = blockIdx.x / CLUSTER, unit_stride = gridDim.x / CLUSTER;
-  auto tile_of = [&](const Unit& w) {  // this block's tile: (tile row, tile column)
-    int2 tile = tile_grouped(w.tile, tiles_mc, tiles_n, group_m);  // KEY: the L2-friendly order
+  auto tile_of = [&](const Unit& unit) {  // this block's tile: (tile row, tile column)
+    int2 tile = tile_grouped(unit.index, tiles_mc, tiles_n, group_m);  // KEY: the L2-friendly order
     tile.x = tile.x * CLUSTER + rank;  // Step 4: this block's rows of the cluster tile
     return tile;
   };
@@ -124,9 +138,9 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     if (threadIdx.x == 0) {
       int i = 0;
       for (int u = first_unit; u < units.count(); u += unit_stride) {
-        const Unit w = units.at(u);
-        const int2 tile = tile_of(w);
-        for (int k = w.first; k < w.last; ++k, ++i) {
+        const Unit unit = units.at(u);
+        const int2 tile = tile_of(unit);
+        for (int k = unit.first; k < unit.last; ++k, ++i) {
           const int s = i % STAGES;
           mbar_wait(sm.empty(s), ((i / STAGES) & 1) ^ 1);  // KEY: released by the consumers
           load_stage<STAGES, BM, BN, CLUSTER>(sm, s, &map_a, &map_b, tile.x * BM, tile.y * BN,
@@ -156,30 +170,30 @@ __global__ void __launch_bounds__(ws_threads<BM>(), 1)
     float acc[BN / 2] = {};  // [128] (BN 256) or [64]
     int i = 0;
     for (int u = first_unit; u < units.count(); u += unit_stride) {
-      const Unit w = units.at(u);
-      const int2 tile = tile_of(w);
-      for (int k = w.first; k < w.last; ++k, ++i) {
+      const Unit unit = units.at(u);
+      const int2 tile = tile_of(unit);
+      for (int k = unit.first; k < unit.last; ++k, ++i) {
         const int s = i % STAGES;
-        mbar_wait(sm.full(s), (i / STAGES) & 1);                // KEY: the stage has landed
-        mma_stage<BN>(acc, sm.a(s), sm.b(s), cw, k > w.first);  // a unit's first step starts at 0
+        mbar_wait(sm.full(s), (i / STAGES) & 1);  // KEY: the stage has landed
+        mma_stage<BN>(acc, sm.a(s), sm.b(s), cw, k > unit.first);  // a unit's first: from 0
         wgmma_wait<1>();  // the wgmmas of step i - 1 have finished reading their stage
-        if (k > w.first) release((i - 1) % STAGES);
+        if (k > unit.first) release((i - 1) % STAGES);
       }
       wgmma_wait<0>();
       release((i - 1) % STAGES);  // KEY: the unit's last stage, for the next unit's loads
       fence_accumulators(acc);
       const int row0 = tile.x * BM + 64 * cw, col0 = tile.y * BN;
       if constexpr (Units::kHasPieces) {  // the tail-split experiment only
-        if (units.is_piece(w)) {
-          if (units.template add_piece<BN>(acc, w, rank))
-            store_tile<BN>(acc, units.output(w), M, N, row0, col0, pairs);
+        if (units.is_piece(unit)) {
+          const bool completes_tile = units.add_piece(acc, unit, rank);
+          if (completes_tile) store_tile<BN>(acc, units.output(unit), M, N, row0, col0, pairs);
           continue;
         }
       }
       if constexpr (TMA_STORE)  // Step 5 (never with split-K: C itself)
         store_tile_tma<BN>(acc, sm.staging(cw), &map_c, row0, col0, cw);
       else
-        store_tile<BN>(acc, units.output(w), M, N, row0, col0, pairs);
+        store_tile<BN>(acc, units.output(unit), M, N, row0, col0, pairs);
     }
     if (TMA_STORE && threadIdx.x % 128 == 0) tma_store_wait<0>();  // Step 5: the last copies
   }

@@ -20,7 +20,7 @@
 namespace gemm::hopper {
 namespace {
 
-constexpr int kStages = 4;
+constexpr int kStages = kStagesWide;      // 4: step 5's (wgmma_persistent.cuh)
 constexpr int kCluster = kClusterBlocks;  // 2 (hopper_host.cuh)
 using Units = TailSplitUnits<kCluster>;
 // Step 5's kernel (C by TMA stores), and step 4's where C's rows are not 16-byte aligned.
@@ -34,18 +34,15 @@ constexpr int kSmemCluster = SharedLayout<kStages>::kBytes;              // 1976
 bool ready() {
   static PerDevice<bool> ready_on;
   return ready_on.get([](int) {
-    return allow_shared_memory({{kKernelTmaStore, kSmemTmaStore}, {kKernelCluster, kSmemCluster}});
+    if (!runs_here()) return false;
+    allow_shared_memory({{kKernelTmaStore, kSmemTmaStore}, {kKernelCluster, kSmemCluster}});
+    return true;
   });
 }
 
-// Clusters of 2 the current GPU runs at once (max_active_clusters, hopper_host.cuh); 0 where the
-// kernels cannot run.
-int cluster_slots() {
-  if (!ready()) return 0;
-  static PerDevice<int> slots_on;
-  return slots_on.get(
-      [](int) { return max_active_clusters(kKernelCluster, kCluster, kWsThreads, kSmemCluster); });
-}
+// Clusters of 2 that run at once: steps 4 and 5's count (wgmma_persistent.cu), the same for these
+// kernels, which take the same threads and shared memory; 0 where they cannot run.
+int clusters_here() { return ready() ? cluster_slots() : 0; }
 
 // The number of slices for the `left` tiles of the last wave: the one that finishes them soonest,
 // or 1 (whole tiles) where none beats a whole round.
@@ -97,20 +94,18 @@ class TailSplitPlan {
 };
 
 // Cluster tiles of 256 x 256 (two 128 x 256 block tiles stacked along M).
-int cluster_tiles(int M, int N) {
-  return ceil_div(ceil_div(M, kBM), kCluster) * ceil_div(N, kBN);
-}
+int tail_cluster_tiles(int M, int N) { return cluster_tiles(M, N, kBM, kBN, kCluster); }
 
 void launch_tail_split(const __half* A, const __half* B, float* C, int M, int N, int K,
                        cudaStream_t stream) {
-  if (cluster_slots() == 0) {  // no clusters here: step 3 (or off Hopper, what that runs)
+  if (clusters_here() == 0) {  // no clusters here: step 3 (or off Hopper, what that runs)
     launch_wgmma_persistent_no_cluster(A, B, C, M, N, K, stream);
     return;
   }
   const AlignedOperands ops(A, B, M, N, K, stream);
   const TensorMaps maps = make_tensor_maps(ops, M, N);
-  const int tiles = cluster_tiles(M, N);
-  const int clusters = std::min(tiles, cluster_slots());
+  const int tiles = tail_cluster_tiles(M, N);
+  const int clusters = std::min(tiles, clusters_here());
   const TailSplitPlan plan(C, tiles, clusters, ops.k(), stream);
   const bool pairs = warp_tiling::float2_stores_ok(C, N);
   if (tma_stores_ok(C, N))
@@ -126,14 +121,13 @@ void launch_tail_split(const __half* A, const __half* B, float* C, int M, int N,
 // stayed whole; where C's rows are not 16-byte aligned, that C went out from registers.
 std::string tail_split_ran(const void* A, const void* B, const float* C, int M, int N, int K) {
   if (!runs_here()) return runs_instead(A, B, C, M, N, K);
-  if (cluster_slots() == 0) return "ran 128x256 without clusters: no 2 SMs of one GPC free";
+  if (clusters_here() == 0) return kNoteNoClusters;
   const RowLengths rows =
       aligned_row_lengths(static_cast<const __half*>(A), static_cast<const __half*>(B), N, K);
-  const int tiles = cluster_tiles(M, N), clusters = std::min(tiles, cluster_slots());
+  const int tiles = tail_cluster_tiles(M, N), clusters = std::min(tiles, clusters_here());
   if (tail_slices(tiles % clusters, clusters, ceil_div(rows.k, kBK)) == 1)
     return "every tile whole: no split of the last wave beats that here";
-  if (!tma_stores_ok(C, N))
-    return "C stored from registers: its rows do not start at 16-byte boundaries";
+  if (!tma_stores_ok(C, N)) return kNoteCFromRegisters;
   return "";
 }
 }  // namespace
@@ -148,7 +142,9 @@ Variant wgmma_persistent_tail_split_variant() {
 
 std::vector<KernelResources> wgmma_persistent_tail_split_kernels() {
   return {{"wgmma_persistent_tail_split", reinterpret_cast<const void*>(kKernelTmaStore),
-           kWsThreads, kSmemTmaStore}};
+           kWsThreads, kSmemTmaStore},
+          {"wgmma_persistent_tail_split (C from registers)",
+           reinterpret_cast<const void*>(kKernelCluster), kWsThreads, kSmemCluster}};
 }
 
 }  // namespace gemm::hopper

@@ -104,15 +104,18 @@ struct TailSplitUnits {
     return {whole_units + q % tail_tiles, first, min(k_steps, first + tail_steps), slice};
   }
   __device__ float* output(const Unit&) const { return C; }
-  __device__ bool is_piece(const Unit& w) const { return w.tile >= whole_units; }
+  __device__ bool is_piece(const Unit& unit) const { return unit.index >= whole_units; }
   // A piece's sums into the workspace; true for the warp that completes its tile (acc then holds
   // the tile's sums, and the kernel stores them from registers: the other warps of its warpgroup
   // may not be last, so no named barrier and no TMA store).
-  template <int BN>
-  __device__ bool add_piece(float (&acc)[BN / 2], const Unit& w, int rank) const {
+  // Written for the 128 x 256 tile: 128 accumulators per thread, one producer warpgroup before
+  // 8 consumer warps.
+  template <int ACCS>
+  __device__ bool add_piece(float (&acc)[ACCS], const Unit& unit, int rank) const {
+    static_assert(ACCS == kBN / 2, "the tail split is written for the 128 x 256 tile");
     const int warp = (threadIdx.x - 128) / 32;  // consumer warp 0 .. 7
-    const int slot = ((w.tile - whole_units) * CLUSTER + rank) * kConsumerWarps + warp;
-    return tail_fixup<BN>(acc, partials, arrivals, slot, w.slice, tail_splits);
+    const int slot = ((unit.index - whole_units) * CLUSTER + rank) * kConsumerWarps + warp;
+    return tail_fixup<kBN>(acc, partials, arrivals, slot, unit.slice, tail_splits);
   }
 };
 

@@ -13,11 +13,12 @@
 //     waits on it knows the whole tile has landed, for every thread at once, without a barrier.
 //
 // What changed since chapter 06's mma_sync_ptx: everything inside the K loop. Per 64 of K the
-// block issues 6 TMA requests (mma_sync_ptx: 3072 cp.async by 256 threads), each warpgroup 4
-// wgmmas (mma_sync_ptx: each warp 32 ldmatrix and 128 mma.sync). The block tile (128 x 256, 8
-// warps) and the 4-stage pipeline are the same; each warpgroup owns 64 rows of it. Measured on an
-// H100 at 4096^3, timed in turns with cuBLAS: from 49% (mma_sync_ptx) to 95.5% of cuBLAS
-// (docs/figures/h100/results.csv, commit aad2af4dc5; README.md, "Measured").
+// block issues 6 TMA requests (mma_sync_ptx: 3072 16-byte cp.async copies, 96 warp-wide
+// instructions of 256 threads), each warpgroup 4 wgmmas (mma_sync_ptx: each warp 32 ldmatrix and
+// 128 mma.sync). The block tile (128 x 256, 8 warps) and the 4-stage pipeline are the same; each
+// warpgroup owns 64 rows of it. Measured on an H100 at 4096^3, timed in turns with cuBLAS: from
+// 49% (mma_sync_ptx) to 95.5% of cuBLAS (docs/figures/h100/results.csv, commit aad2af4dc5;
+// README.md, "Measured").
 //
 //   prologue:  thread 0 loads K steps 0..3 into stages 0..3
 //   step t:    wait until full[t % 4] has completed (phase t / 4)
@@ -26,7 +27,7 @@
 //              thread 0: load K step t + 3 into stage (t - 1) % 4
 //
 // Work per warpgroup: 64 x 256 of C, 128 fp32 accumulators per thread. Shared memory: 4 stages of
-// 48 KB (A 16 KB + B 32 KB) = 192 KB, one block per SM.
+// 48 KiB (A 16 KiB + B 32 KiB) = 192 KiB, one block per SM.
 // Preconditions: none. TMA needs 16-byte aligned rows: other shapes are packed (chapter 06's
 // packing.cuh). On a GPU other than compute capability 9.0, or a build without sm_90a, the
 // launcher runs chapter 06's mma_sync_pipelined, and the results table says so.
@@ -90,7 +91,11 @@ constexpr auto kKernel = wgmma_tma_kernel<kStages>;
 // Once per GPU (common/per_device.cuh): runs this GPU the sm_90a code, with kSmemBytes?
 bool ready() {
   static PerDevice<bool> ready_on;
-  return ready_on.get([](int) { return allow_shared_memory({{kKernel, kSmemBytes}}); });
+  return ready_on.get([](int) {
+    if (!runs_here()) return false;
+    allow_shared_memory({{kKernel, kSmemBytes}});
+    return true;
+  });
 }
 
 void launch(const __half* A, const __half* B, float* C, int M, int N, int K, cudaStream_t stream) {
