@@ -57,7 +57,12 @@ std::string usage_text(const CliSpec& spec) {
   if (spec.allows_managed)
     os << "  --memory KIND     'device' (cudaMalloc, default) or 'managed' (unified memory)\n";
   if (spec.uses_gpu)
-    os << "  --device N        run on GPU N of this machine (default 0; nvidia-smi lists them)\n";
+    os << "  --energy          after the table, each kernel alone, back to back (1 s to settle,\n"
+       << "                    then --energy-seconds measured): joules per GEMM, GFLOP per\n"
+       << "                    joule, mean power and SM clock, from the driver's energy counter\n"
+       << "  --energy-seconds S  the measured window per kernel (default 2; 0.1 to 600)\n"
+       << "  --energy-csv F    append those figures to F, one row per kernel (implies --energy)\n"
+       << "  --device N        run on GPU N of this machine (default 0; nvidia-smi lists them)\n";
   os << "  --help            this text\n\n"
      << "Sizes: 1 to " << kMaxDim << " each, and each matrix under 2^31 elements.\n"
      << "Exit codes: 0 ok, 1 verification failed, 2 bad input (or too large for GPU memory),\n"
@@ -146,6 +151,20 @@ ParseResult parse_command_line(int argc, const char* const* argv, const CliSpec&
         o.seed = static_cast<std::uint64_t>(s);
         o.seed_given = true;
       }
+    } else if (arg == "--energy" && spec.uses_gpu) {
+      o.energy = true;
+    } else if (arg == "--energy-csv" && spec.uses_gpu) {
+      if (!value(o.energy_csv))
+        err = "--energy-csv needs a file name.";
+      else
+        o.energy = true;
+    } else if (arg == "--energy-seconds" && spec.uses_gpu) {
+      char* end = nullptr;
+      const double s = value(v) ? std::strtod(v.c_str(), &end) : 0.0;
+      if (v.empty() || end == v.c_str() || *end != '\0' || !(s >= 0.1 && s <= 600))
+        err = "--energy-seconds must be a number of seconds from 0.1 to 600, got '" + v + "'.";
+      else
+        o.energy_seconds = s;
     } else if (arg == "--device" && spec.uses_gpu) {
       long long d = 0;
       if (!value(v))

@@ -25,6 +25,9 @@ struct Options {
   bool seed_given = false;
   bool baseline = true;           // --no-baseline: do not run cuBLAS (sanitizer runs)
   bool managed = false;           // --memory managed (unified memory, chapter 01 shows its cost)
+  bool energy = false;            // --energy: joules per GEMM, each kernel alone (energy.cuh)
+  double energy_seconds = 2.0;    // --energy-seconds S: the measured window per kernel
+  std::string energy_csv;         // --energy-csv FILE (implies --energy): one row per kernel
   int device = -1;                // --device N: run on GPU N (-1: the current one, GPU 0 unless
                                   // CUDA_VISIBLE_DEVICES says otherwise)
   bool list = false;              // --list

@@ -59,6 +59,21 @@ TEST_CASE("cli: --size, then --m --n --k override one dimension each", "[cli]") 
   CHECK(r.options.device == 1);
 }
 
+TEST_CASE("cli: --energy, its window and its CSV", "[cli]") {
+  const auto off = parse({});
+  CHECK_FALSE(off.options.energy);
+  CHECK(off.options.energy_seconds == 2.0);
+  const auto on = parse({"--energy", "--energy-seconds", "0.5"});
+  REQUIRE(on.exit_code == -1);
+  CHECK(on.options.energy);
+  CHECK(on.options.energy_seconds == 0.5);
+  CHECK(on.options.energy_csv.empty());
+  const auto csv = parse({"--energy-csv", "e.csv"});  // the CSV alone turns the measurement on
+  REQUIRE(csv.exit_code == -1);
+  CHECK(csv.options.energy);
+  CHECK(csv.options.energy_csv == "e.csv");
+}
+
 TEST_CASE("cli: a fresh seed when none is given", "[cli]") {
   // Two draws from std::random_device agreeing 3 times in a row is (practically) impossible.
   const auto a = parse({}), b = parse({}), c = parse({});
@@ -75,7 +90,9 @@ TEST_CASE("cli: every bad input gets exit code 2 and one sentence", "[cli]") {
       {"--csv"},             {"--bogus"},             {"--timing", "both"},
       {"--timing"},          {"--samples-csv"},       {"--m", "300000", "--n", "1", "--k", "1"},
       {"--device"},          {"--device", "-1"},      {"--device", "one"},
-      {"--device", "5000"},
+      {"--device", "5000"},  {"--energy-seconds"},    {"--energy-seconds", "0"},
+      {"--energy-seconds", "2s"}, {"--energy-seconds", "nan"}, {"--energy-seconds", "601"},
+      {"--energy-csv"},
   };
   for (const auto& args : bad) {
     std::string joined;

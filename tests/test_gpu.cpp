@@ -13,6 +13,7 @@
 #define CATCH_CONFIG_RUNNER
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,7 @@
 #include "broken_kernels.hpp"
 #include "catch_compat.hpp"
 #include "common/cublas_baseline.cuh"
+#include "common/energy.cuh"
 #include "common/per_device.cuh"
 #include "common/problem.cuh"
 #include "common/timer.cuh"
@@ -788,6 +790,52 @@ TEST_CASE("the timer takes turns and times each kernel on its own", "[timer]") {
   const gemm::Timing alone = timer.time(one, nullptr, cfg);
   CHECK(alone.reps == 4);
   CHECK(order == "AAAAA");
+}
+
+// The energy meter (common/energy.cuh), with the timer's two memsets: each alone, back to back for
+// a second, B writing twice A's bytes. Both are bandwidth-bound at about the same power, so B's
+// run takes about twice as long and twice the joules. Exits 77 (skipped), with the reason, where
+// NVML or the GPU's energy counter is missing.
+TEST_CASE("the energy meter gives joules per run from the driver's counter", "[energy]") {
+  gemm::DeviceInfo dev;
+  std::string why;
+  REQUIRE(gemm::query_device(dev, why));
+  const gemm::EnergyMeter meter;
+  if (meter.absent_here()) {  // no NVML, or a GPU without the counter: nothing to test
+    std::printf("%s: skipping the energy test.\n", meter.why_not().c_str());
+    std::exit(77);
+  }
+  INFO(meter.why_not());
+  REQUIRE(meter.ok());  // any other failure to start is a bug of ours
+  const size_t small = std::max<size_t>(4u * static_cast<size_t>(dev.l2_bytes), 64u << 20);
+  gemm::DeviceBuffer<unsigned char> buffer(2 * small);
+  const gemm::GpuTimer::Run one = [&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemsetAsync(buffer.get(), 1, small, s));
+  };
+  const gemm::GpuTimer::Run two = [&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemsetAsync(buffer.get(), 2, 2 * small, s));
+  };
+  const gemm::EnergyReading a = meter.measure(one, nullptr, 1e9, 0.1, 0.5, 1.0);
+  const gemm::EnergyReading b = meter.measure(two, nullptr, 1e9, 0.2, 0.5, 1.0);
+  REQUIRE(a.measured);
+  REQUIRE(b.measured);
+  INFO("A: " << a.runs << " runs, " << a.ms_per_gemm << " ms, " << a.joules_per_gemm << " J, "
+             << a.mean_watts << " W, " << a.mean_sm_mhz << " MHz; B: " << b.runs << " runs, "
+             << b.ms_per_gemm << " ms, " << b.joules_per_gemm << " J, " << b.mean_watts << " W");
+  CHECK(a.seconds >= 1.0);
+  CHECK(a.runs > 10);
+  CHECK(a.mean_watts > 20);   // a GPU writing memory flat out draws tens to hundreds of watts
+  CHECK(a.mean_watts < 2000);
+  CHECK(a.mean_sm_mhz > 100);
+  const double joules = a.mean_watts * a.ms_per_gemm / 1000;  // the same figure, another way
+  CHECK(std::abs(a.joules_per_gemm - joules) <= 1e-6 * joules);
+  CHECK(std::abs(a.gflop_per_joule * a.joules_per_gemm - 1.0) <= 1e-6);
+  const double time_ratio = b.ms_per_gemm / a.ms_per_gemm;
+  const double energy_ratio = b.joules_per_gemm / a.joules_per_gemm;
+  CHECK(time_ratio > 1.6);
+  CHECK(time_ratio < 2.4);
+  CHECK(energy_ratio > 1.4);
+  CHECK(energy_ratio < 2.8);
 }
 #endif
 
