@@ -5,8 +5,9 @@
 // (docs/benchmarking.md, section 5). The energy per GEMM says why: joules per multiplication,
 // from NVML's total energy counter (millijoules since the driver loaded) read before and after
 // running one kernel back to back for a few seconds, with the mean power and SM clock of that run.
-// The counter is GPU-wide and updated a few times a second, so a kernel is measured alone, for
-// long enough that the counter's steps do not matter: never in turns.
+// The counter is GPU-wide and moves in steps (NVML does not document how often), so a kernel is
+// measured alone, over seconds of runs: never in turns. Two identical kernels measured this way
+// differed by 5% on an H100 at 8192^3 (docs/benchmarking.md): compare over several processes.
 //
 // NVML (libnvidia-ml, part of the driver, not of the CUDA Toolkit) is opened at run time, so the
 // programs build and run without it; where it is missing, or the GPU has no energy counter, the
