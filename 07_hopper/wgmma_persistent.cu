@@ -68,9 +68,9 @@ bool ready() {
 // hopper_host.cuh; 66 on an H100 SXM), asked once per GPU through PerDevice; 0 where the kernels
 // cannot run. After ready(): the occupancy query counts no block of a kernel not yet allowed its
 // shared memory (before 3bb74a7 a note asked for before the first launch on a GPU could have
-// cached 0 clusters there). Step 5's kernel takes 32 KiB more shared memory than step 4's: one
-// block per SM all the same, so the same count for both. PerDevice's relaxed capture mode costs
-// nothing where it is not needed.
+// cached 0 clusters there). Step 5's kernel takes 33,728 bytes more shared memory than step 4's
+// (C's staging, at a 1024-byte boundary): one block per SM all the same, so the same count for
+// both. PerDevice's relaxed capture mode costs nothing where it is not needed.
 int cluster_slots() {
   if (!ready()) return 0;
   static PerDevice<int> slots_on;

@@ -8,8 +8,9 @@
 // u = first_unit, + unit_stride, ... Two gains:
 //   - the producer loads the next unit's first stages while the consumers still store the last
 //     one's C (with one tile per block, that store runs with no loads in flight);
-//   - the order of the tiles is ours to choose: `tile_grouped` (hopper_tiles.cuh) makes the 132
-//     tiles in flight a compact block of C, so the panels of A and B they read are shared in L2.
+//   - the order of the tiles is ours to choose: `tile_grouped` (chapter 06's; hopper_tiles.cuh
+//     explains it) makes the 132 tiles in flight a compact block of C, so the panels of A and B
+//     they read are shared in L2.
 // A unit (SplitKUnits, below) is a tile over a slice of K: where C has too few tiles to give every
 // SM one (1024^3: 32 tiles of 128 x 256 for 132 SMs), the launcher counts waves and picks a
 // smaller tile (128 x 128 or 64 x 128: BM and BN here), split-K, or both.
@@ -25,9 +26,9 @@
 // next tile's wgmmas.
 //
 // Why one template for three steps: steps 4 and 5 each change a few lines of step 3 (those marked
-// with their number), and a copy of the kernel per step would make a student read 130 lines three
-// times to find them. To read step 3, read CLUSTER = 1 and TMA_STORE = false; `grep -n "Step 4"`
-// and `grep -n "Step 5"` list what each step adds. What step 3 changes in step 2's kernel
+// with their number), and a copy of the kernel per step would make a student read its 110-odd
+// lines three times to find them. To read step 3, read CLUSTER = 1 and TMA_STORE = false;
+// `grep -n "Step 4"` and `grep -n "Step 5"` list what each step adds. What step 3 changes in step 2's kernel
 // (wgmma_warp_specialized.cu), leaving aside those lines and the experiment's branch
 // (kHasPieces): the unit loop around each side's K loop, with the K-step counter i running on
 // across units; the tile from tile_grouped instead of the row-major order; the unit's last stage

@@ -1,11 +1,13 @@
 // =================================================================================================
 // Chapter 07 - an experiment beside step 5 that the headline does not use:
 // wgmma_persistent_tail_split, the last wave split by K (docs/notes/07_hopper.md, "What did not
-// pay"). On an H100 it tied step 5 at 8192^3 and lost at 6144^3.
+// pay"). On an H100 it tied step 5 at 8192^3, lost at 6144^3, and won only where a part-filled
+// last wave was a large share of a short run (2816 x 2048 x 8192).
 //
 // Where the cluster tiles are not a whole number of waves (8192^3: 1024 cluster tiles on 66
-// clusters, 15.5 waves), the last wave leaves SMs idle. Instead, its `tail_tiles` tiles are each
-// cut into `tail_splits` slices of K, and the clusters share those pieces as they share whole
+// clusters, 15.5 waves), the last wave leaves SMs idle. Where some number of slices finishes it
+// sooner (tail_slices; at 4096^3 none does), its `tail_tiles` tiles are each cut into
+// `tail_splits` slices of K, and the clusters share those pieces as they share whole
 // tiles (round robin, slice-major: the clusters work on one or two slices of K at a time, so the
 // rows of A and B they read are shared in L2 as a whole wave's are). 34 tiles in 3 slices: 102
 // pieces on 66 clusters, 2 rounds of a third of a tile instead of 1 round of a whole one. Each
@@ -13,8 +15,9 @@
 // counter (`arrivals`) adds them all up, in the order of the slices (the same bits whoever
 // arrives last), and stores C.
 //
-// It runs step 5's kernel (wgmma_persistent.cuh) with TailSplitUnits instead of SplitKUnits: the
-// same pipeline, other units, and the pieces stored by the kernel's branch for them (kHasPieces).
+// It runs step 5's kernel (wgmma_persistent.cuh; step 4's where C's rows do not start at 16-byte
+// boundaries) with TailSplitUnits instead of SplitKUnits: the same pipeline, other units, and the
+// pieces stored by the kernel's branch for them (kHasPieces).
 // The launcher and the plan (how many slices) are in wgmma_persistent_tail_split.cu.
 // =================================================================================================
 #pragma once
@@ -25,8 +28,9 @@
 
 namespace gemm::hopper {
 
-// At most this many slices, each of at least kTailMinSteps K steps: more would spend more time
-// writing and reading partial sums than the balance saves.
+// At most this many slices, of kTailMinSteps K steps or more on average (split-K's cut: the last
+// slice may have fewer, 13 steps in 3 slices are 5, 5 and 3): more would spend more time writing
+// and reading partial sums than the balance saves.
 constexpr int kTailMaxSplits = 4, kTailMinSteps = 4;
 // Floats of one consumer warp's partial sums of a BN-wide tile: 16 rows x BN columns.
 constexpr int tail_warp_floats(int BN) {

@@ -9,7 +9,8 @@
 //   warpgroups 1 and 2, the CONSUMERS: wait until a stage is full, run their wgmmas on it, and
 //     arrive on its `empty` barrier when those have finished (one arrival per warp, 8 in all).
 // No __syncthreads() in the loop: each side waits only for the stage it needs, so the producer
-// runs up to 4 stages ahead and a slow warpgroup no longer holds up the other one.
+// runs up to 4 stages ahead, and a warpgroup waits for the other only when it would refill a
+// stage the other still reads (empty(s) counts the warps of both), not at every K step.
 // Register reallocation: the producer needs few registers, a consumer 128 accumulators and more.
 // All 384 threads start with the same budget (65536 / 384, rounded down to a multiple of 8: 168
 // per thread, the cap that __launch_bounds__(384, 1) sets); setmaxnreg then moves registers from
@@ -20,7 +21,8 @@
 // setmaxnreg, 384 threads, a 1D grid of tiles (tile_row_major: step 3 replaces this order).
 // load_stage, mma_stage and store_tile are the same (hopper_tiles.cuh), and so are the block tile
 // (128 x 256) and the 4 stages; one block per tile.
-// exercise.cu is this kernel with its four waits and arrivals left for the student to write.
+// exercise.cu is this kernel with its four waits and arrivals left for the student to write (and
+// a drain, so that a wrong protocol stops the kernel instead of faulting the GPU).
 //
 // Work per consumer warpgroup: 64 x 256 of C, 128 fp32 accumulators per thread. Shared memory: 4
 // stages of 48 KiB (A 16 KiB + B 32 KiB) and 8 barriers, one block per SM.
