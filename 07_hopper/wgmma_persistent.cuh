@@ -28,12 +28,12 @@
 // Why one template for three steps: steps 4 and 5 each change a few lines of step 3 (those marked
 // with their number), and a copy of the kernel per step would make a student read its 110-odd
 // lines three times to find them. To read step 3, read CLUSTER = 1 and TMA_STORE = false;
-// `grep -n "Step 4"` and `grep -n "Step 5"` list what each step adds. What step 3 changes in step 2's kernel
-// (wgmma_warp_specialized.cu), leaving aside those lines and the experiment's branch
-// (kHasPieces): the unit loop around each side's K loop, with the K-step counter i running on
-// across units; the tile from tile_grouped instead of the row-major order; the unit's last stage
-// released for the next unit's loads (`release`, which step 4 extends to the other block); and
-// the tile's size as template parameters (BM, BN), for the launcher's smaller tiles.
+// `grep -n "Step 4"` and `grep -n "Step 5"` list what each step adds. What step 3 changes in
+// step 2's kernel (wgmma_warp_specialized.cu), leaving aside those lines and the experiment's
+// branch (kHasPieces): the unit loop around each side's K loop, with the K-step counter i
+// running on across units; the tile from tile_grouped instead of the row-major order; the unit's
+// last stage released for the next unit's loads (`release`, which step 4 extends to the other
+// block); and the tile's size as template parameters (BM, BN), for the launcher's smaller tiles.
 //
 // Work per block: units of one BM x BN tile over a slice of K; per consumer warpgroup 64 x BN of
 // C, BN / 2 accumulators per thread. Shared memory: STAGES stages of (BM + BN) x 64 halves, the
