@@ -35,6 +35,9 @@ written by scripts/run/bench_my_gpu.sh) is another GPU's run of the same benchma
   timing_NAME.png     where that folder has timing_samples.csv (a program's --samples-csv): every
                       timed run of cuBLAS and a variant, timed one after the other and in turns
                       (docs/benchmarking.md, section 5); timing.png from the reference folder's
+  energy_NAME.png     where that folder has energy.csv (a program's --energy-csv): each kernel's
+                      joules per GEMM as % of cuBLAS's, one panel per size, with the mean power
+                      and SM clock of its run; energy.png from the reference folder's
   gpus.png            every GPU side by side: each chapter's headline at 4096^3 in TFLOPS and as
                       % of cuBLAS on the same GPU (drawn when there is at least one other GPU)
 Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotlib
@@ -586,6 +589,42 @@ def timing(samples, out, written, name="timing.png"):
     save(fig, out, name, written)
 
 
+def energy(rows, out, written, name="energy.png"):
+    """Each kernel's joules per GEMM against cuBLAS's (a program's --energy-csv): one panel per
+    run of a program (its cuBLAS row, then its variants, at one size), a bar per kernel in the
+    program's order, labelled with its mean power and SM clock."""
+    runs = []
+    for r in rows:
+        if r["chapter"] == "cublas" or not runs:
+            runs.append([])
+        runs[-1].append(r)
+    height = 0.42 * max(len(run) for run in runs) + 1.6
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.2 * len(runs), height), squeeze=False)
+    for ax, run in zip(axes[0], runs):
+        base = float(run[0]["joules_per_gemm"]) if run[0]["chapter"] == "cublas" else None
+        if base is None:
+            continue
+        pct = [100 * float(r["joules_per_gemm"]) / base for r in run]
+        ys = range(len(run))
+        ax.barh(ys, pct, color=["#8172b2" if r["chapter"] == "cublas" else "#4c72b0" for r in run])
+        ax.axvline(100, color="#8172b2", lw=0.8, ls="--")
+        for y, p, r in zip(ys, pct, run):
+            ax.text(p + 1, y, f"{p:.1f}%  ({float(r['mean_watts']):.0f} W, "
+                    f"{float(r['mean_sm_mhz']):,.0f} MHz)", va="center", fontsize=7)
+        ax.set_yticks(list(ys))
+        ax.set_yticklabels([r["variant"] for r in run], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlim(0, max(pct) * 1.6 + 20)  # room for the labels
+        ax.set_xlabel("joules per GEMM, % of cuBLAS's")
+        chapter = run[-1]["chapter"]
+        ax.set_title(f"{chapter} at {run[0]['m']} x {run[0]['n']} x {run[0]['k']}: cuBLAS "
+                     f"{1000 * base:,.0f} mJ per GEMM", fontsize=9)
+    fig.suptitle(f"Energy per GEMM, each kernel alone, back to back ({rows[0]['device']}, "
+                 f"commit {rows[0]['commit']})", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
@@ -610,8 +649,12 @@ def main():
         ladder(other, out, written, f"ladder_{name}.png", other_machine)
         if (here / name / "timing_samples.csv").exists():
             timing(load(here / name / "timing_samples.csv"), out, written, f"timing_{name}.png")
+        if (here / name / "energy.csv").exists():
+            energy(load(here / name / "energy.csv"), out, written, f"energy_{name}.png")
     if (here / "timing_samples.csv").exists():
         timing(load(here / "timing_samples.csv"), out, written)
+    if (here / "energy.csv").exists():
+        energy(load(here / "energy.csv"), out, written)
     if others:
         device = lambda r: r[0]["device"] if r else "?"  # noqa: E731
         gpus({device(rows): rows, **{device(o): o for o in others.values()}}, out, written)
