@@ -593,17 +593,28 @@ def energy(rows, out, written, name="energy.png"):
     """Each kernel's joules per GEMM against cuBLAS's (a program's --energy-csv): one panel per
     run of a program (its cuBLAS row, then its variants, at one size), a bar per kernel in the
     program's order, labelled with its mean power and SM clock."""
-    runs = []
+    runs = []  # a process's rows: its cuBLAS row (if any) and its variants, at one size
     for r in rows:
-        if r["chapter"] == "cublas" or not runs:
-            runs.append([])
-        runs[-1].append(r)
+        shape = (r["m"], r["n"], r["k"])
+        last = runs[-1] if runs else None
+        same = (last and shape == (last[-1]["m"], last[-1]["n"], last[-1]["k"])
+                and r["chapter"] != "cublas"
+                and all(x["chapter"] in ("cublas", r["chapter"]) for x in last))
+        if same:
+            last.append(r)
+        else:
+            runs.append([r])
+    skipped = [run for run in runs if run[0]["chapter"] != "cublas"]
+    for run in skipped:  # nothing to compare with: a --no-baseline run, or cuBLAS not measured
+        print(f"plot.py: {name}: {run[0]['chapter']} at {run[0]['m']} x {run[0]['n']} x "
+              f"{run[0]['k']} has no cuBLAS row; not drawn")
+    runs = [run for run in runs if run[0]["chapter"] == "cublas"]
+    if not runs:
+        return
     height = 0.42 * max(len(run) for run in runs) + 1.6
-    fig, axes = plt.subplots(1, len(runs), figsize=(5.2 * len(runs), height), squeeze=False)
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.8 * len(runs), height), squeeze=False)
     for ax, run in zip(axes[0], runs):
-        base = float(run[0]["joules_per_gemm"]) if run[0]["chapter"] == "cublas" else None
-        if base is None:
-            continue
+        base = float(run[0]["joules_per_gemm"])
         pct = [100 * float(r["joules_per_gemm"]) / base for r in run]
         ys = range(len(run))
         ax.barh(ys, pct, color=["#8172b2" if r["chapter"] == "cublas" else "#4c72b0" for r in run])
@@ -617,10 +628,12 @@ def energy(rows, out, written, name="energy.png"):
         ax.set_xlim(0, max(pct) * 1.6 + 20)  # room for the labels
         ax.set_xlabel("joules per GEMM, % of cuBLAS's")
         chapter = run[-1]["chapter"]
-        ax.set_title(f"{chapter} at {run[0]['m']} x {run[0]['n']} x {run[0]['k']}: cuBLAS "
-                     f"{1000 * base:,.0f} mJ per GEMM", fontsize=9)
-    fig.suptitle(f"Energy per GEMM, each kernel alone, back to back ({rows[0]['device']}, "
-                 f"commit {rows[0]['commit']})", fontsize=10)
+        ax.set_title(f"{chapter} at {run[0]['m']} x {run[0]['n']} x {run[0]['k']}\n"
+                     f"{run[0]['variant']}: {1000 * base:,.0f} mJ per GEMM", fontsize=9)
+    devices = ", ".join(dict.fromkeys(r["device"] for r in rows))
+    commits = ", ".join(dict.fromkeys(r["commit"] for r in rows))
+    fig.suptitle(f"Energy per GEMM, each kernel alone, back to back ({devices}, "
+                 f"commit{'s' if ',' in commits else ''} {commits})", fontsize=10)
     fig.tight_layout()
     save(fig, out, name, written)
 
