@@ -18,6 +18,8 @@
 #   LABELS="cpu gpu" SELFTEST=0 STAGES=tests ...      # some test labels, without the exercises' self-test
 #   GEMM_ARCH=90 bash scripts/run/check_gpu.sh           # another architecture list (default: native)
 #   OUT_DIR=/tmp/check bash scripts/run/check_gpu.sh     # where logs and CSVs go (default build-gpu/check)
+#   GEMM_COMMIT=abc1234 bash scripts/run/check_gpu.sh    # the commit every CSV row names, where the tree
+#                                                      # is a copy whose .git is not its own
 #
 # All stages take about 20 minutes. Where one command may run only 10 (a shared GPU machine), run
 # them as three commands on the same build directory; each prints the summary of its stages:
