@@ -646,6 +646,10 @@ def main():
     out = pathlib.Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
     here = pathlib.Path(args.csv).parent
+    if not pathlib.Path(args.csv).exists():
+        print(f"plot.py: {args.csv} does not exist: run the benchmark sweep first "
+              "(scripts/run/bench_all.sh).", file=sys.stderr)
+        return 1
     rows = load(args.csv)
 
     def sibling(name):

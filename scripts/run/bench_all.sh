@@ -11,8 +11,9 @@
 #                  K: split-K's case), 8192 x 8192 x 128 (large C, shallow K)
 # plus chapter 00 (CPU) at 4096 and 01_naive on managed memory at 4096, the machine's own limits
 # (machine_probe: bandwidths, FP32 peak, latencies), each kernel's registers/shared memory/
-# occupancy, chapter 04's tile-size sweep (tile_sweep_04), chapter 05's fp16 error study and
-# chapter 06's tensor-core ceiling.
+# occupancy, chapter 04's tile-size sweep (tile_sweep_04), chapter 05's fp16 error study,
+# chapter 06's tensor-core ceiling, and the energy per GEMM of chapter 07's every variant and
+# chapter 04's headline at 4096^3 and 8192^3 (--energy: each kernel alone, 1 s + 2 s).
 #
 #   bash scripts/run/bench_all.sh [BUILD_DIR] [OUT_DIR]      # defaults: build, BUILD_DIR/bench
 #   SIZES="1024 4096" bash scripts/run/bench_all.sh           # other square sizes
@@ -26,7 +27,7 @@
 # commit, chapter, variant, M, N, K, median ms, GFLOPS, % of the matching cuBLAS, max error /
 # bound, and what a launcher ran instead of its own kernel: off Hopper, every variant of 07_hopper
 # runs 06's mma_sync_pipelined and says so), machine.csv, resources.csv, error_study.csv,
-# tile_sweep_04.csv, bench.log (every program's full output),
+# tile_sweep_04.csv, energy.csv, bench.log (every program's full output),
 # and, when matplotlib is installed, the figures (scripts/docs/plot.py). Prints one line per run as it
 # goes. About 10 minutes on an H100/H200: 7 for the GPU sweep, 3 for the rest (the time is printed
 # at the end).
@@ -51,7 +52,8 @@ sweep=${SWEEP:-1}
 extras=${EXTRAS:-1}
 # Each part starts its own files afresh, and leaves the other part's alone.
 [ "$sweep" = 1 ] && rm -f "$csv" "$log" "$out/resources.csv"
-[ "$extras" = 1 ] && rm -f "$out/machine.csv" "$out/error_study.csv" "$out/tile_sweep_04.csv"
+[ "$extras" = 1 ] && rm -f "$out/machine.csv" "$out/error_study.csv" "$out/tile_sweep_04.csv" \
+                             "$out/energy.csv"
 
 shapes=()
 for s in ${SIZES:-256 512 1024 2048 4096 8192}; do shapes+=("$s $s $s"); done
@@ -128,6 +130,22 @@ if [ "$extras" = 1 ] && [ -x "$build/bin/06_warp_tiling" ]; then
   echo "--- 06_warp_tiling --wmma-ceiling" >> "$log"
   "$build/bin/06_warp_tiling" --wmma-ceiling --csv "$out/machine.csv" >> "$log" 2>&1 || status=1
   echo "06_warp_tiling --wmma-ceiling -> $log and $out/machine.csv (the measured tensor ceilings)"
+fi
+# Energy per GEMM (docs/benchmarking.md, section 5): one process per chapter and size, cuBLAS and
+# the kernels each alone for 3 s (these runs took 87 s on an H100). Where NVML or the GPU's energy
+# counter is missing, the programs say so and the CSV stays empty.
+if [ "$extras" = 1 ]; then
+  for s in 4096 8192; do
+    for run in "07_hopper|" "04_2d_tiling|--variant tiling_2d_shape_aware"; do
+      IFS='|' read -r name extra <<< "$run"
+      [ -x "$build/bin/$name" ] || continue
+      echo "--- $name --energy ${s}^3 $extra" >> "$log"
+      # shellcheck disable=SC2086
+      "$build/bin/$name" --size "$s" $extra --no-verify --iters 1 --warmup 0 \
+          --energy-csv "$out/energy.csv" >> "$log" 2>&1 || status=1
+    done
+  done
+  echo "--energy: chapter 07 and 04's headline at 4096^3 and 8192^3 -> $out/energy.csv"
 fi
 fails=$(grep -c ",FAIL," "$csv" 2>/dev/null)
 echo "bench_all.sh: $total runs, $(($(wc -l < "$csv") - 1)) rows, ${fails:-0} failed verification," \

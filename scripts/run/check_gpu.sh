@@ -28,7 +28,7 @@
 #   STAGES=bench SWEEP=0 bash scripts/run/check_gpu.sh    # the rest of bench_all.sh, into the same CSVs
 #
 # Then, to refresh the docs from this run (docs/benchmarking.md, section 6):
-#   cp build-gpu/check/{results,machine,resources,error_study,profile,sass,tile_sweep_04}.csv \
+#   cp build-gpu/check/{results,machine,resources,error_study,profile,sass,tile_sweep_04,energy}.csv \
 #      docs/figures/
 #   python3 scripts/docs/plot.py docs/figures/results.csv docs/figures
 #   python3 scripts/docs/results_table.py docs/figures/results.csv --update
