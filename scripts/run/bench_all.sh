@@ -132,7 +132,7 @@ if [ "$extras" = 1 ] && [ -x "$build/bin/06_warp_tiling" ]; then
   echo "06_warp_tiling --wmma-ceiling -> $log and $out/machine.csv (the measured tensor ceilings)"
 fi
 # Energy per GEMM (docs/benchmarking.md, section 5): one process per chapter and size, cuBLAS and
-# the kernels each alone for 3 s (these runs took 87 s on an H100). Where NVML or the GPU's energy
+# the kernels each alone for 3 s (about a minute and a half on an H100). Where NVML or the GPU's energy
 # counter is missing, the programs say so and the CSV stays empty.
 if [ "$extras" = 1 ]; then
   for s in 4096 8192; do
