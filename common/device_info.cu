@@ -114,14 +114,11 @@ void set_resources_csv(const std::string& path, const std::string& chapter) {
 
 void print_kernel_resources(const std::vector<KernelResources>& kernels) {
   std::ofstream csv;
-  if (!g_resources_csv.empty()) {
-    // New or empty (the runner has already checked that it can open it): write the header.
-    const bool fresh = std::ifstream(g_resources_csv, std::ios::ate).tellg() <= 0;
-    csv.open(g_resources_csv, std::ios::app);
-    if (fresh)
-      csv << "device,commit,chapter,kernel,threads,regs_per_thread,local_bytes_per_thread,"
-             "smem_bytes_per_block,blocks_per_sm,warps_per_sm,occupancy_pct\n";
-  }
+  if (!g_resources_csv.empty())  // the runner has already checked that it can open it
+    open_csv_for_append(csv, g_resources_csv,
+                        "device,commit,chapter,kernel,threads,regs_per_thread,"
+                        "local_bytes_per_thread,smem_bytes_per_block,blocks_per_sm,warps_per_sm,"
+                        "occupancy_pct\n");
   int device = 0, max_threads = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));

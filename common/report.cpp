@@ -44,21 +44,28 @@ void print_table_row(const ResultRow& r) {
   std::fflush(stdout);
 }
 
-bool append_csv(const std::string& path, const MachineInfo& mi, const ResultRow& r) {
+bool open_csv_for_append(std::ofstream& out, const std::string& path, const char* header) {
   bool fresh;
   {
     std::ifstream probe(path, std::ios::binary | std::ios::ate);
     fresh = !probe || probe.tellg() <= 0;
   }
-  std::ofstream out(path, std::ios::app);
+  out.open(path, std::ios::app);
   if (!out) {
     std::fprintf(stderr, "Cannot write the CSV file '%s'.\n", path.c_str());
     return false;
   }
-  if (fresh)
-    out << "device,sm_clock_mhz,cuda_version,commit,chapter,variant,precision,m,n,k,"
-           "median_ms,min_ms,reps,gflops,pct_of_cublas,err_over_bound,status,"
-           "peak_fp32_gflops,peak_dram_gbs,max_error,note,timing\n";
+  if (fresh) out << header;
+  return true;
+}
+
+bool append_csv(const std::string& path, const MachineInfo& mi, const ResultRow& r) {
+  std::ofstream out;
+  if (!open_csv_for_append(out, path,
+                           "device,sm_clock_mhz,cuda_version,commit,chapter,variant,precision,m,n,"
+                           "k,median_ms,min_ms,reps,gflops,pct_of_cublas,err_over_bound,status,"
+                           "peak_fp32_gflops,peak_dram_gbs,max_error,note,timing\n"))
+    return false;
   char line[1024];
   // Device names contain spaces but no commas or quotes; quote them anyway for spreadsheet tools.
   std::snprintf(line, sizeof line,

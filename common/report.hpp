@@ -2,6 +2,7 @@
 // scripts read. Host-only C++.
 #pragma once
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,11 @@ struct MachineInfo {
 
 void print_table_header(const std::string& baseline_label);
 void print_table_row(const ResultRow& row);
+
+// Opens `path` for appending into `out`, writing `header` (a line, with its newline) first if the
+// file is new or empty: every CSV the programs append to. Returns false, after one sentence on
+// stderr, when the file cannot be written.
+bool open_csv_for_append(std::ofstream& out, const std::string& path, const char* header);
 
 // Appends one row to `path`, writing the header line first if the file is new or empty. Returns
 // false (after printing why) when the file cannot be written.

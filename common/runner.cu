@@ -52,26 +52,27 @@ double first_launch_on_host_pages(Problem& p, const Variant& v, const DeviceInfo
 void append_samples_csv(const std::string& path, const std::string& device,
                         const std::string& chapter, const std::vector<std::string>& names,
                         const Options& opt, const std::vector<GpuTimer::Sample>& samples) {
-  std::ifstream existing(path);
-  const bool fresh = !existing || existing.peek() == EOF;  // no header yet
-  std::ofstream csv(path, std::ios::app);
-  if (fresh) csv << "device,commit,chapter,variant,m,n,k,timing,seconds,ms\n";
+  std::ofstream csv;
+  if (!open_csv_for_append(csv, path, "device,commit,chapter,variant,m,n,k,timing,seconds,ms\n"))
+    return;
   for (const GpuTimer::Sample& x : samples)
     csv << '"' << device << "\"," << git_commit() << ',' << chapter << ',' << names[x.kernel]
         << ',' << opt.m << ',' << opt.n << ',' << opt.k << ',' << (opt.alone ? "alone" : "turns")
         << ',' << x.at_s << ',' << x.ms << '\n';
 }
 
-// --energy: after the table, each kernel alone, back to back, with the energy counter read around
-// it (energy.cuh). One table, and with --energy-csv one row per kernel. The last column compares
-// each kernel's joules per GEMM with cuBLAS's (the first entry, when there is one).
-struct EnergyEntry {
-  std::string chapter, variant;
-  std::function<void(cudaStream_t)> run;
-  double ms_guess;
+// A kernel of the table: its row, how to launch it, and whether it is cuBLAS.
+struct Entry {
+  ResultRow row;
+  GpuTimer::Run launch;
   bool is_baseline;
 };
-void report_energy(const std::vector<EnergyEntry>& entries, const Options& opt,
+
+// --energy: after the table, each kernel alone, back to back, with the energy counter read around
+// it (energy.cuh), its timed median sizing the batches. One table, and with --energy-csv one row
+// per kernel. The last column compares each kernel's joules per GEMM with cuBLAS's (the first
+// entry, when there is one).
+void report_energy(const std::vector<Entry>& entries, const Options& opt,
                    const std::string& device, cudaStream_t stream) {
   const EnergyMeter meter;
   std::printf("\nenergy: each kernel alone, back to back, 1 s to settle, then %.1f s measured "
@@ -85,30 +86,26 @@ void report_energy(const std::vector<EnergyEntry>& entries, const Options& opt,
   const double flop = 2.0 * opt.m * opt.n * opt.k;
   double baseline_j = -1;
   std::ofstream csv;
-  if (!opt.energy_csv.empty()) {
-    std::ifstream existing(opt.energy_csv);
-    const bool fresh = !existing || existing.peek() == EOF;
-    csv.open(opt.energy_csv, std::ios::app);
-    if (fresh)
-      csv << "device,commit,chapter,variant,m,n,k,seconds,runs,ms_per_gemm,joules_per_gemm,"
-             "gflop_per_joule,mean_watts,mean_sm_mhz\n";
-  }
-  for (const EnergyEntry& x : entries) {
+  if (!opt.energy_csv.empty())
+    open_csv_for_append(csv, opt.energy_csv,
+                        "device,commit,chapter,variant,m,n,k,seconds,runs,ms_per_gemm,"
+                        "joules_per_gemm,gflop_per_joule,mean_watts,mean_sm_mhz\n");
+  for (const Entry& x : entries) {
     const EnergyReading e =
-        meter.measure(x.run, stream, flop, x.ms_guess, 1.0, opt.energy_seconds);
+        meter.measure(x.launch, stream, flop, x.row.time.median_ms, 1.0, opt.energy_seconds);
     if (!e.measured) {
-      std::printf("%-38s %s\n", x.variant.c_str(), e.why_not.c_str());
+      std::printf("%-38s %s\n", x.row.variant.c_str(), e.why_not.c_str());
       continue;
     }
     if (x.is_baseline) baseline_j = e.joules_per_gemm;
     char vs[32] = "-";
     if (baseline_j > 0)
       std::snprintf(vs, sizeof vs, "%.1f%%", 100.0 * e.joules_per_gemm / baseline_j);
-    std::printf("%-38s %10.4f %10.2f %10.1f %8.0f %8.0f %12s\n", x.variant.c_str(),
+    std::printf("%-38s %10.4f %10.2f %10.1f %8.0f %8.0f %12s\n", x.row.variant.c_str(),
                 e.ms_per_gemm, 1000.0 * e.joules_per_gemm, e.gflop_per_joule, e.mean_watts,
                 e.mean_sm_mhz, vs);
     if (csv)
-      csv << '"' << device << "\"," << git_commit() << ',' << x.chapter << ',' << x.variant
+      csv << '"' << device << "\"," << git_commit() << ',' << x.row.chapter << ',' << x.row.variant
           << ',' << opt.m << ',' << opt.n << ',' << opt.k << ',' << e.seconds << ',' << e.runs
           << ',' << e.ms_per_gemm << ',' << e.joules_per_gemm << ',' << e.gflop_per_joule << ','
           << e.mean_watts << ',' << e.mean_sm_mhz << '\n';
@@ -227,11 +224,6 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
     if (!opt.csv.empty()) append_csv(opt.csv, machine, row);
   };
   // The kernels of the table: cuBLAS first (when asked for), then the selected variants.
-  struct Entry {
-    ResultRow row;
-    GpuTimer::Run launch;
-    bool is_baseline;
-  };
   std::vector<Entry> entries;
   auto add = [&](const std::string& chapter, const std::string& name, GpuTimer::Run launch,
                  bool is_baseline, const std::string& note) {
@@ -319,11 +311,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   for (; next < entries.size(); ++next) report(entries[next].row);
 
   if (opt.energy) {
-    std::vector<EnergyEntry> alone;
-    for (const Entry& e : entries)
-      alone.push_back(
-          {e.row.chapter, e.row.variant, e.launch, e.row.time.median_ms, e.is_baseline});
-    report_energy(alone, opt, machine.device, stream);
+    report_energy(entries, opt, machine.device, stream);
   }
 
   CUDA_CHECK(cudaStreamDestroy(stream));
