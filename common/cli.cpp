@@ -62,6 +62,10 @@ std::string usage_text(const CliSpec& spec) {
        << "                    joule, mean power and SM clock, from the driver's energy counter\n"
        << "  --energy-seconds S  the measured window per kernel (default 2; 0.1 to 600)\n"
        << "  --energy-csv F    append those figures to F, one row per kernel (implies --energy)\n"
+       << "  --no-flush        do not flush the L2 cache before each timed run: a run may then\n"
+       << "                    find A and B in L2 and has no flush's dirty lines to write back\n"
+       << "  --cublas-last     with --timing alone and --energy, the variants first and cuBLAS\n"
+       << "                    last (the default: cuBLAS first); in turns the order rotates anyway\n"
        << "  --device N        run on GPU N of this machine (default 0; nvidia-smi lists them)\n";
   os << "  --help            this text\n\n"
      << "Sizes: 1 to " << kMaxDim << " each, and each matrix under 2^31 elements.\n"
@@ -165,6 +169,10 @@ ParseResult parse_command_line(int argc, const char* const* argv, const CliSpec&
         err = "--energy-seconds must be a number of seconds from 0.1 to 600, got '" + v + "'.";
       else
         o.energy_seconds = s;
+    } else if (arg == "--no-flush" && spec.uses_gpu) {
+      o.flush = false;
+    } else if (arg == "--cublas-last" && spec.uses_gpu) {
+      o.cublas_last = true;
     } else if (arg == "--device" && spec.uses_gpu) {
       long long d = 0;
       if (!value(v))

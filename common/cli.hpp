@@ -16,6 +16,8 @@ struct Options {
   int warmup = 2;                 // untimed runs before timing
   bool alone = false;             // --timing alone: each kernel timed on its own, one after the
                                   // other (default --timing turns: all of them in rounds)
+  bool flush = true;              // --no-flush: no L2 flush before each timed run
+  bool cublas_last = false;       // --cublas-last: alone and --energy, cuBLAS after the variants
   bool verify = true;             // --no-verify turns verification off
   std::string csv;                // --csv FILE: append machine-readable rows
   std::string resources_csv;      // --resources-csv FILE: the kernels' registers, shared memory

@@ -1,9 +1,11 @@
 #include "common/runner.cuh"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/cli.hpp"
@@ -48,6 +50,15 @@ double first_launch_on_host_pages(Problem& p, const Variant& v, const DeviceInfo
   return ms;
 }
 
+// How the kernels were timed, for the CSVs' `timing` column: "turns" or "alone", then
+// "-no-flush" (--no-flush) and, alone, "-cublas-last" (--cublas-last).
+std::string timing_label(const Options& opt) {
+  std::string how = opt.alone ? "alone" : "turns";
+  if (!opt.flush) how += "-no-flush";
+  if (opt.alone && opt.cublas_last && opt.baseline) how += "-cublas-last";
+  return how;
+}
+
 // --samples-csv: one row per timed run (scripts/docs/plot.py draws timing.png from them).
 void append_samples_csv(const std::string& path, const std::string& device,
                         const std::string& chapter, const std::vector<std::string>& names,
@@ -57,8 +68,18 @@ void append_samples_csv(const std::string& path, const std::string& device,
     return;
   for (const GpuTimer::Sample& x : samples)
     csv << '"' << device << "\"," << git_commit() << ',' << chapter << ',' << names[x.kernel]
-        << ',' << opt.m << ',' << opt.n << ',' << opt.k << ',' << (opt.alone ? "alone" : "turns")
-        << ',' << x.at_s << ',' << x.ms << '\n';
+        << ',' << opt.m << ',' << opt.n << ',' << opt.k << ',' << timing_label(opt) << ','
+        << x.at_s << ',' << x.ms << '\n';
+}
+
+// The order in which --timing alone and --energy run the table's kernels: as listed (cuBLAS
+// first), or with --cublas-last the variants first, cuBLAS (entry 0) last.
+std::vector<size_t> run_order(size_t n, const Options& opt) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < n; ++i) order.push_back(i);
+  if (opt.cublas_last && opt.baseline && n > 1)
+    std::rotate(order.begin(), order.begin() + 1, order.end());
+  return order;
 }
 
 // A kernel of the table: its row, how to launch it, and whether it is cuBLAS.
@@ -75,8 +96,9 @@ struct Entry {
 void report_energy(const std::vector<Entry>& entries, const Options& opt,
                    const std::string& device, cudaStream_t stream) {
   const EnergyMeter meter;
-  std::printf("\nenergy: each kernel alone, back to back, 1 s to settle, then %.1f s measured "
-              "(the driver's energy counter, NVML)\n", opt.energy_seconds);
+  std::printf("\nenergy: each kernel alone, back to back%s, 1 s to settle, then %.1f s measured "
+              "(the driver's energy counter, NVML)\n",
+              opt.cublas_last && opt.baseline ? " (cuBLAS last)" : "", opt.energy_seconds);
   if (!meter.ok()) {
     std::printf("  %s.\n", meter.why_not().c_str());
     return;
@@ -90,14 +112,20 @@ void report_energy(const std::vector<Entry>& entries, const Options& opt,
     open_csv_for_append(csv, opt.energy_csv,
                         "device,commit,chapter,variant,m,n,k,seconds,runs,ms_per_gemm,"
                         "joules_per_gemm,gflop_per_joule,mean_watts,mean_sm_mhz\n");
-  for (const Entry& x : entries) {
-    const EnergyReading e =
-        meter.measure(x.launch, stream, flop, x.row.time.median_ms, 1.0, opt.energy_seconds);
+  // Measured in run order (--cublas-last: cuBLAS last), printed in the table's order.
+  std::vector<EnergyReading> readings(entries.size());
+  for (size_t i : run_order(entries.size(), opt))
+    readings[i] = meter.measure(entries[i].launch, stream, flop, entries[i].row.time.median_ms,
+                                1.0, opt.energy_seconds);
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].is_baseline && readings[i].measured) baseline_j = readings[i].joules_per_gemm;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry& x = entries[i];
+    const EnergyReading& e = readings[i];
     if (!e.measured) {
       std::printf("%-38s %s\n", x.row.variant.c_str(), e.why_not.c_str());
       continue;
     }
-    if (x.is_baseline) baseline_j = e.joules_per_gemm;
     char vs[32] = "-";
     if (baseline_j > 0)
       std::snprintf(vs, sizeof vs, "%.1f%%", 100.0 * e.joules_per_gemm / baseline_j);
@@ -207,6 +235,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   TimerConfig tcfg;
   tcfg.warmup = opt.warmup;
   tcfg.min_reps = opt.iters;
+  tcfg.flush = opt.flush;
   const MachineInfo machine = dev.machine();
   const std::string suffix = opt.managed ? "@managed" : "";
   double baseline_ms = -1.0;
@@ -217,7 +246,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
     row.m = opt.m;
     row.n = opt.n;
     row.k = opt.k;
-    row.timing = opt.alone ? "alone" : "turns";
+    row.timing = timing_label(opt);
     row.gflops = gflops(opt.m, opt.n, opt.k, row.time.median_ms);
     if (baseline_ms > 0) row.pct_of_baseline = 100.0 * baseline_ms / row.time.median_ms;
     print_table_row(row);
@@ -275,8 +304,9 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   std::vector<Timing> timings;
   std::vector<GpuTimer::Sample> samples;  // every timed run, for --samples-csv
   if (opt.alone) {
-    for (size_t i = 0; i < runs.size(); ++i) {
-      timings.push_back(timer.time(runs[i], stream, tcfg));
+    timings.resize(runs.size());
+    for (size_t i : run_order(entries.size(), opt)) {
+      timings[i] = timer.time(runs[i], stream, tcfg);
       for (GpuTimer::Sample x : timer.last_samples()) {
         x.kernel = static_cast<int>(i);
         samples.push_back(x);

@@ -17,9 +17,11 @@ GpuTimer::~GpuTimer() {
   cudaEventDestroy(stop_);
 }
 
-// One timed run: the L2 flushed first (untimed), then the run between two events.
-double GpuTimer::time_once(const Run& run, cudaStream_t stream, unsigned char flush_value) {
-  CUDA_CHECK(cudaMemsetAsync(flush_.get(), flush_value, flush_.bytes(), stream));
+// One timed run: the L2 flushed first (untimed; unless `flush` is false), then the run between
+// two events.
+double GpuTimer::time_once(const Run& run, cudaStream_t stream, bool flush,
+                           unsigned char flush_value) {
+  if (flush) CUDA_CHECK(cudaMemsetAsync(flush_.get(), flush_value, flush_.bytes(), stream));
   CUDA_CHECK(cudaEventRecord(start_, stream));
   run(stream);
   CUDA_CHECK(cudaEventRecord(stop_, stream));
@@ -55,7 +57,8 @@ std::vector<Timing> GpuTimer::time_in_turns(const std::vector<Run>& runs, cudaSt
   while (more()) {
     for (size_t turn = 0; turn < n; ++turn) {
       const size_t j = (rounds + turn) % n;  // KEY: who goes first moves along each round
-      const double ms = time_once(runs[j], stream, static_cast<unsigned char>(rounds & 0xFF));
+      const double ms =
+          time_once(runs[j], stream, cfg.flush, static_cast<unsigned char>(rounds & 0xFF));
       samples[j].push_back(ms);
       total += ms;
       const double at_s =

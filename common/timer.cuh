@@ -5,7 +5,8 @@
 //     (at most `max_reps`, and no more once `max_wall_ms` of wall time has passed: tiny problems
 //     spend most of their time flushing the cache);
 //   - before every timed run the L2 cache is flushed by writing a buffer twice its size, so a
-//     run never profits from data the previous run left in L2 (the flush itself is not timed);
+//     run never profits from data the previous run left in L2 (the flush itself is not timed;
+//     --no-flush turns it off, to see what it changes);
 //   - the median is reported (the min alongside);
 //   - kernels that are compared (a chapter's variants and cuBLAS) are timed IN TURNS, one run of
 //     each per round, so that all of them run at the same clock and temperature: a GPU that
@@ -32,6 +33,7 @@ struct TimerConfig {
   double min_total_ms = 300.0;
   int max_reps = 2000;
   double max_wall_ms = 3000.0;
+  bool flush = true;  // the L2 flush before each timed run (false: --no-flush)
 };
 
 class GpuTimer {
@@ -65,7 +67,7 @@ class GpuTimer {
   const std::vector<Sample>& last_samples() const { return last_; }
 
  private:
-  double time_once(const Run& run, cudaStream_t stream, unsigned char flush_value);
+  double time_once(const Run& run, cudaStream_t stream, bool flush, unsigned char flush_value);
 
   DeviceBuffer<unsigned char> flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;

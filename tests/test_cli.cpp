@@ -74,6 +74,16 @@ TEST_CASE("cli: --energy, its window and its CSV", "[cli]") {
   CHECK(csv.options.energy_csv == "e.csv");
 }
 
+TEST_CASE("cli: --no-flush and --cublas-last", "[cli]") {
+  const auto off = parse({});
+  CHECK(off.options.flush);
+  CHECK_FALSE(off.options.cublas_last);
+  const auto on = parse({"--no-flush", "--cublas-last", "--timing", "alone"});
+  REQUIRE(on.exit_code == -1);
+  CHECK_FALSE(on.options.flush);
+  CHECK(on.options.cublas_last);
+}
+
 TEST_CASE("cli: a fresh seed when none is given", "[cli]") {
   // Two draws from std::random_device agreeing 3 times in a row is (practically) impossible.
   const auto a = parse({}), b = parse({}), c = parse({});
