@@ -111,7 +111,9 @@ void report_energy(const std::vector<Entry>& entries, const Options& opt,
   if (!opt.energy_csv.empty())
     open_csv_for_append(csv, opt.energy_csv,
                         "device,commit,chapter,variant,m,n,k,seconds,runs,ms_per_gemm,"
-                        "joules_per_gemm,gflop_per_joule,mean_watts,mean_sm_mhz\n");
+                        "joules_per_gemm,gflop_per_joule,mean_watts,mean_sm_mhz,order\n");
+  // The order column: which ran first, cuBLAS or the variants (--cublas-last).
+  const char* order = !opt.baseline ? "no-cublas" : opt.cublas_last ? "cublas-last" : "cublas-first";
   // Measured in run order (--cublas-last: cuBLAS last), printed in the table's order.
   std::vector<EnergyReading> readings(entries.size());
   for (size_t i : run_order(entries.size(), opt))
@@ -136,7 +138,7 @@ void report_energy(const std::vector<Entry>& entries, const Options& opt,
       csv << '"' << device << "\"," << git_commit() << ',' << x.row.chapter << ',' << x.row.variant
           << ',' << opt.m << ',' << opt.n << ',' << opt.k << ',' << e.seconds << ',' << e.runs
           << ',' << e.ms_per_gemm << ',' << e.joules_per_gemm << ',' << e.gflop_per_joule << ','
-          << e.mean_watts << ',' << e.mean_sm_mhz << '\n';
+          << e.mean_watts << ',' << e.mean_sm_mhz << ',' << order << '\n';
   }
 }
 
