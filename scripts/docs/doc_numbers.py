@@ -30,7 +30,11 @@ docs/figures/FOLDER/; a size is 4096, meaning 4096^3, or "MxNxK"):
   tile_sweep_04.csv: sweep(params, field)
   any CSV in docs/figures: rows(name, **column=value) -> list of rows (dicts of strings);
                            col(name, column, **column=value) -> that column's numbers;
-                           num(text) turns a cell into a number
+                           num(text) turns a cell into a number;
+                           ratio(name, column, variant, baseline, **column=value) -> for each
+                           process with both, 100 x variant's column / baseline's there
+                           (scripts/measure/power_limit.sh's CSVs: a process is one pass, seed,
+                           size, timing or order)
   records/*.csv: rec(key) -> a figure recorded once, as written there: a measurement made outside
                    the sweep (with the GPU, commit and timing method of the run that gave it) or
                    a figure from a datasheet (with its source); keys are unique over all files
@@ -93,6 +97,17 @@ def rng(lo, hi, spec="{:.1f}"):
     written once."""
     head, _, suffix = spec.rpartition("}")
     return fmt(lo, head + "}") + "-" + fmt(hi, head + "}") + suffix
+
+
+def span(values, spec="{:.1f}"):
+    """rng() of a list's lowest and highest value: span(col(...), "{:.1f}%") -> '98.5-98.8%', or
+    one value where both ends print the same ('90.3%')."""
+    values = list(values)
+    if not values:
+        raise ValueError("span() of no values: the selection matched no rows")
+    if fmt(min(values), spec) == fmt(max(values), spec):
+        return fmt(min(values), spec)
+    return rng(min(values), max(values), spec)
 
 
 def num(text):
@@ -251,6 +266,27 @@ class Sources:
         "ms", variant="wgmma_persistent", timing="alone")."""
         return [num(r[column]) for r in self.rows(name, **where)]
 
+    # The columns that tell one process of scripts/measure/power_limit.sh from another.
+    PROCESS = ("pass", "seed", "m", "n", "k", "timing", "order")
+
+    def ratio(self, name, column, variant, baseline, **where):
+        """100 x `variant`'s `column` / `baseline`'s in the same process, one value per process
+        that has a row of each. ratio("h100/power_limit/ways_energy",
+        "joules_per_gemm", "wgmma_persistent", "cublas_gemm_f16_f32acc", m="4096")."""
+        def key(r):
+            return tuple(r.get(c) for c in self.PROCESS)
+        base = {}
+        for r in self.rows(name, variant=baseline, **where):
+            if key(r) in base:
+                raise ValueError(f"{name}.csv: two '{baseline}' rows in one process {key(r)}")
+            base[key(r)] = num(r[column])
+        out = [100.0 * num(r[column]) / base[key(r)]
+               for r in self.rows(name, variant=variant, **where) if key(r) in base]
+        if not out:
+            raise ValueError(f"{name}.csv: no process with both '{variant}' and '{baseline}' "
+                             f"matches {where}")
+        return out
+
     def rec(self, key):
         hits = []
         for path in sorted((self.figures / "records").glob("*.csv")):
@@ -276,9 +312,10 @@ class Sources:
         src = self
         ns = {"row": src.row, "base": src.base, "prof": src.prof, "res": src.res, "sass": src.sass,
               "mach": src.mach, "sweep": src.sweep, "rows": src.rows, "col": src.col, "rec": src.rec,
+              "ratio": src.ratio, "span": span,
               "const": src.const, "num": num, "gflop": gflop, "fmt": fmt, "pc": pc, "n": n,
               "times": times, "rng": rng, "Num": Num, "min": min, "max": max, "abs": abs,
-              "round": round, "len": len, "sum": sum, "math": math, "median": statistics.median,
+              "round": round, "len": len, "sum": sum, "zip": zip, "sorted": sorted, "math": math, "median": statistics.median,
               "pct": lambda v, size=4096: src.row(v, size).pct,
               "tflops": lambda v, size=4096: src.row(v, size).tflops,
               "gflops": lambda v, size=4096: src.row(v, size).gflops,
