@@ -13,18 +13,20 @@
 #          1 s to settle and 2 s measured) after the turns (cuBLAS first) and after the alone
 #          runs with cuBLAS last.                        -> ways.csv, ways_energy.csv (~5 min)
 #   steps  every variant of 07, and 04's headline against SGEMM, at 4096^3 and 8192^3: in turns,
-#          alone after a long warm-up, and energy per GEMM, 2 processes per mode (seeds 1, 2);
-#          then the two headlines alone again, 2 processes per mode.
+#          alone after a long warm-up (cuBLAS first), and energy per GEMM (back to back, cuBLAS
+#          first), 2 processes per mode (seeds 1, 2); then the same three modes again with only the
+#          two headlines (--variant), 2 processes per mode.
 #                                                         -> steps.csv, steps_energy.csv (~9 min)
 #
 # BUILD_DIR holds bin/07_hopper and bin/04_2d_tiling (cmake --build BUILD_DIR --target 07_hopper
 # 04_2d_tiling). Each CSV is the programs' own (--csv, --energy-csv) with two columns first: `pass`
-# (steps: 1 every variant, 2 the headlines; ways: 1) and `seed`; the `timing` column names the way
+# (steps: 1 every variant, 2 the headlines; ways: $PASS, default 1, to tell runs appended to one
+# CSV apart) and `seed`; the `timing` column names the way
 # (turns, turns-no-flush, alone, alone-cublas-last, ...), the energy CSV's `order` column which
 # kernel ran first. No verification (--no-verify): the tests verify; this only times.
-# The notes' figures (docs/figures/h100/power_limit/): an H100 80GB HBM3 (700 W), commits 8529dd3
-# (ways; its energy CSV predates the `order` column, filled in from the commands above) and 5edec10
-# (steps).
+# The notes' figures (docs/figures/h100/power_limit/): H100 80GB HBM3s (700 W); ways: two runs on
+# two machines, commit 8529dd3 (pass 1; its energy CSV predates the `order` column, filled in from
+# the commands above) and 305e7f9 (PASS=2); steps: commit 5edec10.
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: bash scripts/measure/power_limit.sh BUILD_DIR OUT_DIR [ways] [steps]" >&2
@@ -72,16 +74,17 @@ warmup04() { [ "$1" = 4096 ] && echo 800 || echo 100; }   # >= 2 s of 04's headl
 
 if [[ "$parts" == *" ways "* ]]; then
   set=ways
+  pass=${PASS:-1}
   for seed in 1 2 3; do
     for s in 4096 8192; do
       w=$(warmup $s)
       v=(--size $s --variant wgmma_persistent)
-      run 1 $seed both 07_hopper "${v[@]}"                           # turns, then energy
-      run 1 $seed time 07_hopper "${v[@]}" --no-flush
-      run 1 $seed time 07_hopper "${v[@]}" --timing alone --warmup $w
-      run 1 $seed both 07_hopper "${v[@]}" --timing alone --warmup $w --cublas-last  # and energy
-      run 1 $seed time 07_hopper "${v[@]}" --timing alone --warmup $w --no-flush
-      run 1 $seed time 07_hopper "${v[@]}" --timing alone --warmup $w --no-flush --cublas-last
+      run $pass $seed both 07_hopper "${v[@]}"                           # turns, then energy
+      run $pass $seed time 07_hopper "${v[@]}" --no-flush
+      run $pass $seed time 07_hopper "${v[@]}" --timing alone --warmup $w
+      run $pass $seed both 07_hopper "${v[@]}" --timing alone --warmup $w --cublas-last  # and energy
+      run $pass $seed time 07_hopper "${v[@]}" --timing alone --warmup $w --no-flush
+      run $pass $seed time 07_hopper "${v[@]}" --timing alone --warmup $w --no-flush --cublas-last
     done
     echo "ways, seed $seed: $(( $(date +%s) - t0 )) s"
   done
