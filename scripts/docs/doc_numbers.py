@@ -423,6 +423,24 @@ def selftest():
             expect(f"an expression that cannot give a figure fails: {bad}", False)
         except SystemExit:
             expect(f"an expression that cannot give a figure fails: {bad}", True)
+    expect("span() gives a list's range, or one value where both ends print the same",
+           span([3.0, 1.04, 2.0], "{:.1f}%") == "1.0-3.0%" and span([2.01, 1.99], "{:.1f}") == "2.0")
+    # ratio(): a process is the rows of one pass, seed, size, timing or order; the baseline's row
+    # of the same process divides, and a process without it is left out.
+    sources.cache["selftest_ratio"] = [
+        {"pass": "1", "seed": "1", "m": "8", "variant": "base", "ms": "2"},
+        {"pass": "1", "seed": "1", "m": "8", "variant": "ours", "ms": "1"},
+        {"pass": "1", "seed": "2", "m": "8", "variant": "base", "ms": "4"},
+        {"pass": "1", "seed": "2", "m": "8", "variant": "ours", "ms": "3"},
+        {"pass": "2", "seed": "1", "m": "8", "variant": "base", "ms": "5"}]
+    expect("ratio() divides by the baseline of the same process, one value per process",
+           sources.ratio("selftest_ratio", "ms", "ours", "base") == [50.0, 75.0]
+           and sources.ratio("selftest_ratio", "ms", "base", "ours", seed="2") == [400.0 / 3])
+    try:
+        sources.ratio("selftest_ratio", "ms", "ours", "base", **{"pass": "9"})
+        expect("ratio() with no matching process fails", False)
+    except ValueError:
+        expect("ratio() with no matching process fails", True)
     typed = "It runs at 92.1% of cuBLAS, 47.3 TFLOPS, 1.5x faster, moving 4,335 MB in 2.9 ms."
     expect("the lint finds every figure typed by hand",
            [f for _, f in lint(typed)] == ["92.1%", "47.3 TFLOPS", "1.5x", "4,335 MB", "2.9 ms"])
