@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Under the power limit, how a kernel is timed decides its % of cuBLAS (docs/notes/07_hopper.md,
 # "Timing under the power limit"). This script measures every way the programs can time, on the
-# GPU of this machine, into CSVs that the notes cite:
+# current GPU (GPU 0, or the first that CUDA_VISIBLE_DEVICES shows), into CSVs that the notes cite:
 #
 #   bash scripts/measure/power_limit.sh BUILD_DIR OUT_DIR [ways] [steps]    (default: both)
 #
@@ -15,7 +15,7 @@
 #   steps  every variant of 07, and 04's headline against SGEMM, at 4096^3 and 8192^3: in turns,
 #          alone after a long warm-up (cuBLAS first), and energy per GEMM (back to back, cuBLAS
 #          first), 2 processes per mode (seeds 1, 2); then the same three modes again with only the
-#          two headlines (--variant), 2 processes per mode.
+#          two headlines (--variant), 2 processes per mode. PASSES=2 runs the second pass alone.
 #                                                         -> steps.csv, steps_energy.csv (~9 min)
 #
 # BUILD_DIR holds bin/07_hopper and bin/04_2d_tiling (cmake --build BUILD_DIR --target 07_hopper
@@ -26,7 +26,8 @@
 # kernel ran first. No verification (--no-verify): the tests verify; this only times.
 # The notes' figures (docs/figures/h100/power_limit/): H100 80GB HBM3s (700 W); ways: two runs on
 # two machines, commit 8529dd3 (pass 1; its energy CSV predates the `order` column, filled in from
-# the commands above) and 305e7f9 (PASS=2); steps: commit 5edec10.
+# the commands above) and 305e7f9 (PASS=2); steps: commit 5edec10. An H200's (docs/figures/
+# power_limit/): PASSES=2, steps, commit 438a7e0.
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: bash scripts/measure/power_limit.sh BUILD_DIR OUT_DIR [ways] [steps]" >&2
@@ -92,7 +93,7 @@ fi
 
 if [[ "$parts" == *" steps "* ]]; then
   set=steps
-  for pass in 1 2; do
+  for pass in ${PASSES:-1 2}; do
     only07=()
     [ $pass = 2 ] && only07=(--variant wgmma_persistent)
     for seed in 1 2; do
