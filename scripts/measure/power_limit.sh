@@ -15,7 +15,7 @@
 #   steps  every variant of 07, and 04's headline against SGEMM, at 4096^3 and 8192^3: in turns,
 #          alone after a long warm-up (cuBLAS first), and energy per GEMM (back to back, cuBLAS
 #          first), 2 processes per mode (seeds 1, 2); then the same three modes again with only the
-#          two headlines (--variant), 2 processes per mode. PASSES=2 runs the second pass alone.
+#          two headlines (--variant), 2 processes per mode. PASSES=2 runs only the second pass.
 #                                                         -> steps.csv, steps_energy.csv (~9 min)
 #
 # BUILD_DIR holds bin/07_hopper and bin/04_2d_tiling (cmake --build BUILD_DIR --target 07_hopper
@@ -27,7 +27,7 @@
 # The notes' figures (docs/figures/h100/power_limit/): H100 80GB HBM3s (700 W); ways: two runs on
 # two machines, commit 8529dd3 (pass 1; its energy CSV predates the `order` column, filled in from
 # the commands above) and 305e7f9 (PASS=2); steps: commit 5edec10. An H200's (docs/figures/
-# power_limit/): PASSES=2, steps, commit 438a7e0.
+# power_limit/): PASSES=2, steps, programs built at 438a7e0 (PASSES= itself committed in 76c20a7).
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: bash scripts/measure/power_limit.sh BUILD_DIR OUT_DIR [ways] [steps]" >&2
