@@ -638,6 +638,54 @@ def energy(rows, out, written, name="energy.png"):
     save(fig, out, name, written)
 
 
+def timing_ways(ways, energies, out, written, name="timing_ways.png"):
+    """07's headline as % of cuBLAS, every way of timing (scripts/measure/power_limit.sh's ways.csv
+    and ways_energy.csv): one dot per process, one panel per size; back to back is cuBLAS's time
+    per GEMM over ours in the energy table of the same process."""
+    head, base = "wgmma_persistent", "cublas_gemm_f16_f32acc"
+    kinds = [("turns", "in turns (default)"), ("turns-no-flush", "in turns, --no-flush"),
+            ("alone", "alone, cuBLAS first"), ("alone-cublas-last", "alone, --cublas-last"),
+            ("alone-no-flush", "alone, --no-flush"),
+            ("alone-no-flush-cublas-last", "alone, --no-flush --cublas-last"),
+            ("energy", "back to back (--energy)")]
+    sizes = sorted({r["m"] for r in ways}, key=int)
+    if not sizes:
+        return
+    key = lambda r: (r["pass"], r["seed"], r["m"], r["order"])  # noqa: E731
+    cublas = {key(r): float(r["ms_per_gemm"]) for r in energies if r["variant"] == base}
+    fig, axes = plt.subplots(1, len(sizes), figsize=(5.2 * len(sizes), 3.6), squeeze=False)
+    runs = sorted({r["pass"] for r in ways})
+    colors = dict(zip(runs, ("#4c72b0", "#dd8452", "#55a868", "#c44e52")))
+    for ax, m in zip(axes[0], sizes):
+        for y, (way, label) in enumerate(kinds):
+            for run in runs:
+                if way == "energy":
+                    xs = [100 * cublas[key(r)] / float(r["ms_per_gemm"]) for r in energies
+                          if r["variant"] == head and r["m"] == m and r["pass"] == run
+                          and key(r) in cublas]
+                else:
+                    xs = [float(r["pct_of_cublas"]) for r in ways if r["variant"] == head
+                          and r["m"] == m and r["timing"] == way and r["pass"] == run]
+                ax.scatter(xs, [y + (0.12 if run != runs[0] else -0.12)] * len(xs), s=18,
+                           color=colors.get(run, "#333333"), zorder=3,
+                           label=f"run {run} ({commit_of(ways, run)})" if y == 0 else None)
+        ax.axvline(100, color="#8172b2", lw=0.8, ls="--")
+        ax.set_yticks(range(len(kinds)))
+        ax.set_yticklabels([label for _, label in kinds], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel("07's headline, % of cuBLAS")
+        ax.set_title(f"{m} x {m} x {m}", fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0, 0].legend(fontsize=7, loc="lower left")
+    devices = ", ".join(dict.fromkeys(r["device"] for r in ways))
+    fig.suptitle(f"One kernel pair, every way of timing: a dot per process ({devices})", fontsize=10)
+    save(fig, out, name, written)
+
+
+def commit_of(rows, run):
+    return ", ".join(dict.fromkeys(r["commit"] for r in rows if r["pass"] == run))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
@@ -668,6 +716,10 @@ def main():
             timing(load(here / name / "timing_samples.csv"), out, written, f"timing_{name}.png")
         if (here / name / "energy.csv").exists():
             energy(load(here / name / "energy.csv"), out, written, f"energy_{name}.png")
+        ways_csv = here / name / "power_limit" / "ways.csv"
+        if ways_csv.exists() and ways_csv.with_name("ways_energy.csv").exists():
+            timing_ways(load(ways_csv), load(ways_csv.with_name("ways_energy.csv")), out, written,
+                        f"timing_ways_{name}.png")
     if (here / "timing_samples.csv").exists():
         timing(load(here / "timing_samples.csv"), out, written)
     if (here / "energy.csv").exists():
