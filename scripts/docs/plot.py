@@ -38,6 +38,9 @@ written by scripts/run/bench_my_gpu.sh) is another GPU's run of the same benchma
   energy_NAME.png     where that folder has energy.csv (a program's --energy-csv): each kernel's
                       joules per GEMM as % of cuBLAS's, one panel per size, with the mean power
                       and SM clock of its run; energy.png from the reference folder's
+  timing_ways_NAME.png  where that folder has power_limit/ways.csv and ways_energy.csv
+                      (scripts/measure/power_limit.sh): 07's headline as % of cuBLAS, a dot per
+                      process, for every way of timing (docs/notes/07_hopper.md)
   gpus.png            every GPU side by side: each chapter's headline at 4096^3 in TFLOPS and as
                       % of cuBLAS on the same GPU (drawn when there is at least one other GPU)
 Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotlib
