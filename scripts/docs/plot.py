@@ -36,7 +36,7 @@ written by scripts/run/bench_my_gpu.sh) is another GPU's run of the same benchma
                       timed run of cuBLAS and a variant, timed one after the other and in turns
                       (docs/benchmarking.md, section 5); timing.png from the reference folder's
   energy_NAME.png     where that folder has energy.csv (a program's --energy-csv): each kernel's
-                      joules per GEMM as % of cuBLAS's, one panel per size, with the mean power
+                      joules per GEMM as % of cuBLAS's, one panel per process, with the mean power
                       and SM clock of its run; energy.png from the reference folder's
   timing_ways_NAME.png  where that folder has power_limit/ways.csv and ways_energy.csv
                       (scripts/measure/power_limit.sh): 07's headline as % of cuBLAS, a dot per
