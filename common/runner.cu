@@ -50,12 +50,16 @@ double first_launch_on_host_pages(Problem& p, const Variant& v, const DeviceInfo
   return ms;
 }
 
+// --cublas-last takes effect: cuBLAS is in the table (no --no-baseline) and runs after the variants
+// (with --timing alone and --energy).
+bool cublas_runs_last(const Options& opt) { return opt.cublas_last && opt.baseline; }
+
 // How the kernels were timed, for the CSVs' `timing` column: "turns" or "alone", then
 // "-no-flush" (--no-flush) and, alone, "-cublas-last" (--cublas-last).
 std::string timing_label(const Options& opt) {
   std::string how = opt.alone ? "alone" : "turns";
   if (!opt.flush) how += "-no-flush";
-  if (opt.alone && opt.cublas_last && opt.baseline) how += "-cublas-last";
+  if (opt.alone && cublas_runs_last(opt)) how += "-cublas-last";
   return how;
 }
 
@@ -77,7 +81,7 @@ void append_samples_csv(const std::string& path, const std::string& device,
 std::vector<size_t> run_order(size_t n, const Options& opt) {
   std::vector<size_t> order;
   for (size_t i = 0; i < n; ++i) order.push_back(i);
-  if (opt.cublas_last && opt.baseline && n > 1)
+  if (cublas_runs_last(opt) && n > 1)
     std::rotate(order.begin(), order.begin() + 1, order.end());
   return order;
 }
@@ -98,7 +102,7 @@ void report_energy(const std::vector<Entry>& entries, const Options& opt,
   const EnergyMeter meter;
   std::printf("\nenergy: each kernel alone, back to back%s, 1 s to settle, then %.1f s measured "
               "(the driver's energy counter, NVML)\n",
-              opt.cublas_last && opt.baseline ? " (cuBLAS last)" : "", opt.energy_seconds);
+              cublas_runs_last(opt) ? " (cuBLAS last)" : "", opt.energy_seconds);
   if (!meter.ok()) {
     std::printf("  %s.\n", meter.why_not().c_str());
     return;
@@ -113,7 +117,8 @@ void report_energy(const std::vector<Entry>& entries, const Options& opt,
                         "device,commit,chapter,variant,m,n,k,seconds,runs,ms_per_gemm,"
                         "joules_per_gemm,gflop_per_joule,mean_watts,mean_sm_mhz,order\n");
   // The order column: which ran first, cuBLAS or the variants (--cublas-last).
-  const char* order = !opt.baseline ? "no-cublas" : opt.cublas_last ? "cublas-last" : "cublas-first";
+  const char* order =
+      !opt.baseline ? "no-cublas" : cublas_runs_last(opt) ? "cublas-last" : "cublas-first";
   // Measured in run order (--cublas-last: cuBLAS last), printed in the table's order.
   std::vector<EnergyReading> readings(entries.size());
   for (size_t i : run_order(entries.size(), opt))
