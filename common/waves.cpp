@@ -14,6 +14,12 @@ std::string LaunchPlan::describe(const std::vector<TileConfig>& configs) const {
   return s;
 }
 
+int balanced_slots(int units, int slots) {
+  if (units < 1) return 1;
+  const int rounds = ceil_div_int(units, slots < 1 ? 1 : slots);
+  return ceil_div_int(units, rounds);
+}
+
 int k_tiles_per_split(int K, int bk, int splits) {
   return ceil_div_int(ceil_div_int(K, bk), splits);
 }

@@ -76,6 +76,13 @@ LaunchPlan plan_launch(const std::vector<TileConfig>& configs, int M, int N, int
 // the number of slices that then actually hold work: ceil(k_tiles / per_split).
 int k_tiles_per_split(int K, int bk, int splits);
 
+// A persistent launch: `units` pieces of work dealt round-robin to at most `slots` resident blocks
+// (or clusters) takes ceil(units / slots) rounds. So do ceil(units / rounds) of them, each given
+// `rounds` or `rounds` - 1 units: the fewest that finish in as many rounds, and the count a
+// persistent launcher takes (chapter 07: 64 clusters for the 256 cluster tiles of 4096^3, where
+// 66 fit; 4 rounds either way). At least 1; `slots` < 1 counts as 1.
+int balanced_slots(int units, int slots);
+
 // Floats between two slices of partial sums in the workspace: M x N rounded up to a multiple of
 // 4, so that every slice starts 16-byte aligned (chapter 04's float4 stores, and 06's and 07's
 // float2 stores, stay aligned).

@@ -1,5 +1,6 @@
 // The launch plan of the shape-aware launchers (common/waves.hpp): waves counted right, the large
 // tile kept where it fills the GPU, split-K only where K is deep enough, every slice non-empty.
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -154,4 +155,24 @@ TEST_CASE("split-K costs the tensor cores more than the FP32 pipe: 1024^3", "[wa
   CHECK(gemm::plan_by_waves(kConfigs, 1024, 1024, 1024, kSms).describe(kConfigs) == "64x128");
   // Deep K makes split-K pay off for the tensor cores too.
   CHECK(gemm::plan_by_waves(kConfigs, 512, 512, 16384, kSms).splits > 1);
+}
+
+TEST_CASE("a persistent grid: the fewest slots that finish in as many rounds", "[waves]") {
+  // chapter 07 at 4096^3 and 8192^3 on an H100: 256 and 1024 cluster tiles, 66 clusters fit.
+  CHECK(gemm::balanced_slots(256, 66) == 64);   // 4 rounds either way
+  CHECK(gemm::balanced_slots(1024, 66) == 64);  // 16 rounds either way
+  CHECK(gemm::balanced_slots(64, 66) == 64);    // fewer units than slots: one each
+  CHECK(gemm::balanced_slots(67, 66) == 34);    // 2 rounds: 33 with 2 units, 1 with 1
+  CHECK(gemm::balanced_slots(1, 66) == 1);
+  CHECK(gemm::balanced_slots(0, 66) == 1);      // never 0 blocks
+  CHECK(gemm::balanced_slots(5, 0) == 1);       // no slot reported: counted as one
+  for (int units = 1; units <= 600; ++units)
+    for (int slots = 1; slots <= 140; ++slots) {
+      const int b = gemm::balanced_slots(units, slots);
+      const int rounds = (units + slots - 1) / slots;
+      REQUIRE(b >= 1);
+      REQUIRE(b <= std::min(units, slots));             // never more than fit, or than units
+      REQUIRE((units + b - 1) / b == rounds);            // the same number of rounds
+      REQUIRE((b - 1 == 0 || (units + b - 2) / (b - 1) > rounds));  // and the fewest that do
+    }
 }
