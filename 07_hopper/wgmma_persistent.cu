@@ -154,7 +154,7 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits, cuda
   } else {
     // KEY: step 4, at most a cluster per pair of SMs that can hold one, and only as many as
     // finish the units in the fewest rounds (balanced_slots, common/waves.hpp: 64 of the 66 for
-    // the 256 cluster tiles of 4096^3, 4 rounds either way; notes/07, "The launcher's choices");
+    // the 256 cluster tiles of 4096^3, 4 rounds either way; notes/07, "How many clusters");
     // the tile order's bands counted in cluster tiles, never 0 (cluster_group_m, hopper_tiles.cuh).
     const int clusters = balanced_slots(units.count(), cluster_slots());
     launch_in_clusters(kernel, clusters, CLUSTER, ws_threads<BM>(), smem, stream, maps.a, maps.b,

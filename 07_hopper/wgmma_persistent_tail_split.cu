@@ -40,8 +40,9 @@ bool ready() {
   });
 }
 
-// Clusters of 2 that run at once: steps 4 and 5's count (wgmma_persistent.cu), the same for these
-// kernels, which take the same threads and shared memory; 0 where they cannot run.
+// Clusters of 2 that run at once (cluster_slots, wgmma_persistent.cu: steps 4 and 5 launch at most
+// that many, and only as many as their rounds need), the same for these kernels, which take the
+// same threads and shared memory; this experiment launches all of them; 0 where they cannot run.
 int clusters_here() { return ready() ? cluster_slots() : 0; }
 
 // The number of slices for the `left` tiles of the last wave: the one that finishes them soonest,

@@ -78,9 +78,10 @@ int k_tiles_per_split(int K, int bk, int splits);
 
 // A persistent launch: `units` pieces of work dealt round-robin to at most `slots` resident blocks
 // (or clusters) takes ceil(units / slots) rounds. So do ceil(units / rounds) of them, each given
-// `rounds` or `rounds` - 1 units: the fewest that finish in as many rounds, and the count a
-// persistent launcher takes (chapter 07: 64 clusters for the 256 cluster tiles of 4096^3, where
-// 66 fit; 4 rounds either way). At least 1; `slots` < 1 counts as 1.
+// `rounds` or `rounds` - 1 units: the fewest that finish in as many rounds, and the count
+// chapter 07's cluster launch takes (64 clusters for the 256 cluster tiles of 4096^3, where 66
+// fit; 4 rounds either way; its one-block-per-SM launches keep min(units, SMs)). At least 1;
+// `slots` < 1 counts as 1.
 int balanced_slots(int units, int slots);
 
 // Floats between two slices of partial sums in the workspace: M x N rounded up to a multiple of
