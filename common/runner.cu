@@ -312,7 +312,7 @@ int run_gpu_chapter(int argc, char** argv, const GpuChapter& ch) {
   std::vector<GpuTimer::Sample> samples;  // every timed run, for --samples-csv
   if (opt.alone) {
     timings.resize(runs.size());
-    for (size_t i : run_order(entries.size(), opt)) {
+    for (size_t i : run_order(runs.size(), opt)) {
       timings[i] = timer.time(runs[i], stream, tcfg);
       for (GpuTimer::Sample x : timer.last_samples()) {
         x.kernel = static_cast<int>(i);
