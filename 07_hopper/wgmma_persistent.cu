@@ -30,7 +30,9 @@ namespace gemm::hopper {
 namespace {
 
 // The kernels. Every tile gets as many stages as fit in the same shared memory: a 128 x 128
-// stage is 2/3 the bytes of a 128 x 256 one, a 64 x 128 stage half of them.
+// stage is 2/3 the bytes of a 128 x 256 one, a 64 x 128 stage half of them. The 64 x 128 tile also
+// has a kernel with half of its stages, two blocks per SM (kStagesShortPair, 4:
+// wgmma_persistent.cuh says why).
 constexpr int kStages = kStagesWide, kStagesNarrow = 6, kStagesShort = 8;  // 4, 6, 8
 constexpr int kCluster = kClusterBlocks;  // 2 (hopper_host.cuh)
 template <int STAGES, int BM, int BN, int CLUSTER = 1, bool TMA_STORE = false>
@@ -42,11 +44,15 @@ constexpr int kSmem = TMA_STORE ? SharedLayout<STAGES, BM, BN>::kBytesWithStagin
 constexpr auto kKernelWide = kKernel<kStages, 128, 256>;
 constexpr auto kKernelNarrow = kKernel<kStagesNarrow, 128, 128>;
 constexpr auto kKernelShort = kKernel<kStagesShort, 64, 128>;
+constexpr auto kKernelShortPair = kKernel<kStagesShortPair, 64, 128>;
 constexpr auto kKernelCluster = kKernel<kStages, 128, 256, kCluster>;
 constexpr auto kKernelTmaStore = kKernel<kStages, 128, 256, kCluster, true>;
 constexpr int kSmemWide = kSmem<kStages, 128, 256>;            // 197696
 constexpr int kSmemNarrow = kSmem<kStagesNarrow, 128, 128>;    // 197728
 constexpr int kSmemShort = kSmem<kStagesShort, 64, 128>;       // 197760
+constexpr int kSmemShortPair = kSmem<kStagesShortPair, 64, 128>;  // 99392
+// Two blocks of it fit an SM: 228 KiB of shared memory, of which the GPU reserves 1 KiB per block.
+static_assert(2 * (kSmemShortPair + 1024) <= 228 * 1024, "two 64 x 128 blocks must fit an SM");
 constexpr int kSmemTmaStore = kSmem<kStages, 128, 256, true>;  // 231424: + C's staging
 
 // Once per GPU (common/per_device.cuh): runs this GPU the sm_90a code, and may each kernel use
@@ -58,6 +64,7 @@ bool ready() {
     allow_shared_memory({{kKernelWide, kSmemWide},
                          {kKernelNarrow, kSmemNarrow},
                          {kKernelShort, kSmemShort},
+                         {kKernelShortPair, kSmemShortPair},
                          {kKernelCluster, kSmemWide},
                          {kKernelTmaStore, kSmemTmaStore}});
     return true;
@@ -146,8 +153,9 @@ void run(const TensorMaps& maps, float* C, int M, int N, int K, int splits, cuda
   // Step 5's stores go to C itself: never with split-K (the launcher sees to it).
   const CUtensorMap map_c = TMA_STORE ? c_tensor_map(C, M, N) : CUtensorMap{};
   if constexpr (CLUSTER == 1) {
-    // KEY: step 3, a block per SM (never more than the units)
-    const int blocks = std::min(units.count(), current_sm_count());
+    // KEY: step 3, a block per SM (two for the 64 x 128 tile's kernel built for it), never more
+    // than the units
+    const int blocks = std::min(units.count(), blocks_per_sm<STAGES, BM>() * current_sm_count());
     kernel<<<blocks, ws_threads<BM>(), smem, stream>>>(maps.a, maps.b, map_c, M, N, pairs, kGroupM,
                                                        units);
     GEMM_LAUNCH_CHECK();
@@ -177,7 +185,13 @@ void launch(Choice choice, const __half* A, const __half* B, float* C, int M, in
       run<kStagesNarrow, 128, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
       break;
     case kShortTile:
-      run<kStagesShort, 64, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
+      // KEY: where each block would have several units to do, two blocks per SM, so that one's
+      // wgmmas run while the other stores a tile; where one round does it (the plans' case:
+      // 1024^3, the skinny shapes), one block per SM with 8 stages in flight.
+      if (cluster_tiles(M, N, 64, 128, 1) * plan.splits > current_sm_count())
+        run<kStagesShortPair, 64, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
+      else
+        run<kStagesShort, 64, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
       break;
     default:
       // KEY: step 4. The 128 x 256 tile over all of K runs in clusters, unless told not to (or
@@ -255,8 +269,8 @@ std::vector<Variant> wgmma_persistent_variants() {
        "wgmma_persistent forced to its 128 x 128 tile (wgmma m64n128k16, 6 stages; no split-K)",
        persistent_ran<Choice::kNarrow>},
       {"wgmma_persistent_64x128", nullptr, launch_persistent<Choice::kShort>,
-       "wgmma_persistent forced to its 64 x 128 tile (one consumer warpgroup, 8 stages; no "
-       "split-K)",
+       "wgmma_persistent forced to its 64 x 128 tile (one consumer warpgroup; 8 stages, or 4 and "
+       "two blocks per SM where the blocks have several tiles; no split-K)",
        persistent_ran<Choice::kShort>},
   };
 }
@@ -271,6 +285,8 @@ std::vector<KernelResources> wgmma_persistent_kernels() {
   return {entry("wgmma_persistent_no_cluster", kKernelWide, kWsThreads, kSmemWide),
           entry("wgmma_persistent 128x128", kKernelNarrow, kWsThreads, kSmemNarrow),
           entry("wgmma_persistent 64x128", kKernelShort, ws_threads<64>(), kSmemShort),
+          entry("wgmma_persistent 64x128, 2 per SM", kKernelShortPair, ws_threads<64>(),
+                kSmemShortPair),
           entry("wgmma_persistent_no_tma_store", kKernelCluster, kWsThreads, kSmemWide),
           entry("wgmma_persistent", kKernelTmaStore, kWsThreads, kSmemTmaStore)};
 }

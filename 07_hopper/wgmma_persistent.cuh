@@ -37,7 +37,8 @@
 //
 // Work per block: units of one BM x BN tile over a slice of K; per consumer warpgroup 64 x BN of
 // C, BN / 2 accumulators per thread. Shared memory: STAGES stages of (BM + BN) x 64 halves, the
-// barriers, and with TMA_STORE two 16 KiB staging buffers; one block per SM.
+// barriers, and with TMA_STORE two 16 KiB staging buffers; one block per SM, or two of the
+// 64 x 128 tile with 4 stages (blocks_per_sm, below).
 // Preconditions: none (the launcher packs operands whose rows are not 16-byte aligned, and stores
 // from registers where C's rows are not).
 // Build and run:  cmake --build build --target 07_hopper
@@ -86,13 +87,26 @@ struct SplitKUnits {
   static constexpr bool kHasPieces = false;
 };
 
+// The stages of the 64 x 128 tile's kernel that runs two blocks per SM, and the blocks per SM each
+// kernel is built for (__launch_bounds__' second argument). A block of the 64 x 128 tile has one
+// consumer warpgroup: while it stores a finished tile, no wgmma of its block runs. With 4 stages
+// (97 KiB of shared memory) two blocks fit an SM, and one block's wgmmas run while the other
+// stores; the launcher runs them so where its blocks have several tiles to do
+// (wgmma_persistent.cu). Two blocks of 256 threads hold each thread to 128 registers, which one
+// consumer's 64 accumulators fit.
+constexpr int kStagesShortPair = 4;
+template <int STAGES, int BM>
+constexpr int blocks_per_sm() {
+  return BM == 64 && STAGES <= kStagesShortPair ? 2 : 1;
+}
+
 // The kernel of steps 3 (CLUSTER = 1), 4 (CLUSTER = 2) and 5 (CLUSTER = 2, TMA_STORE). BM x BN:
 // the block tile, 128 x 256, 128 x 128 or 64 x 128 (64 rows per consumer warpgroup). In a cluster,
 // the cluster's tile is CLUSTER block tiles stacked along M: block `rank` computes its rank-th BM
 // rows, and both walk the same units. Units: which units, and where their sums go (SplitKUnits;
 // the tail-split experiment passes its own).
 template <int STAGES, int BM, int BN, int CLUSTER, bool TMA_STORE, class Units>
-__global__ void __launch_bounds__(ws_threads<BM>(), 1)
+__global__ void __launch_bounds__(ws_threads<BM>(), blocks_per_sm<STAGES, BM>())
     wgmma_persistent_kernel(const __grid_constant__ CUtensorMap map_a,
                             const __grid_constant__ CUtensorMap map_b,
                             const __grid_constant__ CUtensorMap map_c, int M, int N, bool pairs,
