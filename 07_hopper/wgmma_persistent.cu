@@ -93,10 +93,11 @@ namespace {
 //   128x128: 85.0% of cuBLAS at 4096^3, against 96.0% for 128x256: 0.88. Its shared memory
 //     feeds the tensor cores 1.33 x the bytes per flop of 128x256.
 //   64x128: 1.5 x 128x128's bytes per flop, and one warpgroup to issue its wgmmas. 69.1% against
-//     95.7% at 4096^3 (0.72), but where both fill the GPU with one wave, the 64x128 tile in 4
-//     slices (84.7%) lost to 128x128 in 8 (91.4%, 512 x 512 x 16384), which asks for less than
-//     0.68; 128 x 4096 x 4096 (64x128 in 2 slices, 82.0%, against 128x128 in 4, 66.8% without)
-//     asks for more than 0.57. 0.65 picks the faster of the two on every shape measured.
+//     95.7% at 4096^3 (0.72, one block per SM: measured before 79e1747, which runs it two per SM
+//     where its tiles outnumber the SMs), but where both fill the GPU with one wave, the 64x128
+//     tile in 4 slices (84.7%) lost to 128x128 in 8 (91.4%, 512 x 512 x 16384), which asks for
+//     less than 0.68; 128 x 4096 x 4096 (64x128 in 2 slices, 82.0%, against 128x128 in 4, 66.8%
+//     without) asks for more than 0.57. 0.65 picks the faster of the two on every shape measured.
 //     And 64x128 is a candidate only where the rows of A and B are whole 128-byte lines (K and
 //     the row length of B multiples of 64 halves): at 1000^3 (rows of 2000 bytes, so most
 //     128-byte rows of a TMA box straddle two lines), it took 14.2 us against 9.9 us at 1024^3,
@@ -285,7 +286,7 @@ std::vector<KernelResources> wgmma_persistent_kernels() {
   return {entry("wgmma_persistent_no_cluster", kKernelWide, kWsThreads, kSmemWide),
           entry("wgmma_persistent 128x128", kKernelNarrow, kWsThreads, kSmemNarrow),
           entry("wgmma_persistent 64x128", kKernelShort, ws_threads<64>(), kSmemShort),
-          entry("wgmma_persistent 64x128, 2 per SM", kKernelShortPair, ws_threads<64>(),
+          entry("wgmma_persistent 64x128 (2 per SM)", kKernelShortPair, ws_threads<64>(),
                 kSmemShortPair),
           entry("wgmma_persistent_no_tma_store", kKernelCluster, kWsThreads, kSmemWide),
           entry("wgmma_persistent", kKernelTmaStore, kWsThreads, kSmemTmaStore)};

@@ -141,8 +141,8 @@ void print_kernel_resources(const std::vector<KernelResources>& kernels) {
     std::printf("  %-42s %7d %11d %14zu %12zu %9d %8d %8.0f%%\n", k.name.c_str(), k.threads,
                 attr.numRegs, attr.localSizeBytes, smem, blocks, warps, occupancy);
     if (csv.is_open())
-      csv << '"' << prop.name << "\"," << git_commit() << ',' << g_resources_chapter << ','
-          << k.name << ',' << k.threads << ',' << attr.numRegs << ',' << attr.localSizeBytes
+      csv << '"' << prop.name << "\"," << git_commit() << ',' << g_resources_chapter << ",\""
+          << k.name << "\"," << k.threads << ',' << attr.numRegs << ',' << attr.localSizeBytes
           << ',' << smem << ',' << blocks << ',' << warps << ',' << occupancy << '\n';
   }
 }
