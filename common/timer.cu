@@ -7,7 +7,7 @@
 namespace gemm {
 
 GpuTimer::GpuTimer(const DeviceInfo& device)
-    : flush_(std::max<size_t>(2u * static_cast<size_t>(device.l2_bytes), 1u << 20)) {
+    : flush_bytes_(std::max<size_t>(2u * static_cast<size_t>(device.l2_bytes), 1u << 20)) {
   CUDA_CHECK(cudaEventCreate(&start_));
   CUDA_CHECK(cudaEventCreate(&stop_));
 }
@@ -21,7 +21,11 @@ GpuTimer::~GpuTimer() {
 // two events.
 double GpuTimer::time_once(const Run& run, cudaStream_t stream, bool flush,
                            unsigned char flush_value) {
-  if (flush) CUDA_CHECK(cudaMemsetAsync(flush_.get(), flush_value, flush_.bytes(), stream));
+  if (flush) {
+    // Allocated at the first flush: under --no-flush the buffer (twice the L2) never exists.
+    if (flush_.size() == 0) flush_ = DeviceBuffer<unsigned char>(flush_bytes_);
+    CUDA_CHECK(cudaMemsetAsync(flush_.get(), flush_value, flush_.bytes(), stream));
+  }
   CUDA_CHECK(cudaEventRecord(start_, stream));
   run(stream);
   CUDA_CHECK(cudaEventRecord(stop_, stream));

@@ -69,7 +69,8 @@ class GpuTimer {
  private:
   double time_once(const Run& run, cudaStream_t stream, bool flush, unsigned char flush_value);
 
-  DeviceBuffer<unsigned char> flush_;
+  size_t flush_bytes_;                 // twice the L2, at least 1 MiB
+  DeviceBuffer<unsigned char> flush_;  // that many bytes, from the first flush on
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::chrono::steady_clock::time_point born_ = std::chrono::steady_clock::now();
   std::vector<Sample> last_;
