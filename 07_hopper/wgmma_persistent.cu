@@ -94,7 +94,7 @@ namespace {
 //     feeds the tensor cores 1.33 x the bytes per flop of 128x256.
 //   64x128: 1.5 x 128x128's bytes per flop, and one warpgroup to issue its wgmmas. 69.1% against
 //     95.7% at 4096^3 (0.72, one block per SM: measured before 79e1747, which runs it two per SM
-//     where its tiles outnumber the SMs), but where both fill the GPU with one wave, the 64x128
+//     where its units outnumber the SMs), but where both fill the GPU with one wave, the 64x128
 //     tile in 4 slices (84.7%) lost to 128x128 in 8 (91.4%, 512 x 512 x 16384), which asks for
 //     less than 0.68; 128 x 4096 x 4096 (64x128 in 2 slices, 82.0%, against 128x128 in 4, 66.8%
 //     without) asks for more than 0.57. 0.65 picks the faster of the two on every shape measured.
@@ -102,6 +102,9 @@ namespace {
 //     the row length of B multiples of 64 halves): at 1000^3 (rows of 2000 bytes, so most
 //     128-byte rows of a TMA box straddle two lines), it took 14.2 us against 9.9 us at 1024^3,
 //     slower than 128x128 there (12.6 us), which lost only 7% to its own 1024^3.
+// The plan counts each tile one block per SM, as these were measured: where launch() then runs the
+// 64 x 128 tile two per SM (more units than SMs), the waves it counted are the one-block launch's,
+// not those that run, and the 0.65 may undervalue the tile there.
 enum Config { kWide = 0, kNarrowTile = 1, kShortTile = 2 };
 const std::vector<TileConfig>& configs() {
   static const std::vector<TileConfig> list = {
@@ -186,9 +189,9 @@ void launch(Choice choice, const __half* A, const __half* B, float* C, int M, in
       run<kStagesNarrow, 128, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
       break;
     case kShortTile:
-      // KEY: where each block would have several units to do, two blocks per SM, so that one's
-      // wgmmas run while the other stores a tile; where one round does it (the plans' case:
-      // 1024^3, the skinny shapes), one block per SM with 8 stages in flight.
+      // KEY: where the units (tiles x slices of K) outnumber the SMs, two blocks per SM with 4
+      // stages each (wgmma_persistent.cuh says why); where one round of one block per SM does
+      // them all (1024^3 on 132 SMs), one block per SM with 8 stages in flight.
       if (cluster_tiles(M, N, 64, 128, 1) * plan.splits > current_sm_count())
         run<kStagesShortPair, 64, 128>(maps, C, M, N, ops.k(), plan.splits, stream);
       else
@@ -271,7 +274,7 @@ std::vector<Variant> wgmma_persistent_variants() {
        persistent_ran<Choice::kNarrow>},
       {"wgmma_persistent_64x128", nullptr, launch_persistent<Choice::kShort>,
        "wgmma_persistent forced to its 64 x 128 tile (one consumer warpgroup; 8 stages, or 4 and "
-       "two blocks per SM where the blocks have several tiles; no split-K)",
+       "two blocks per SM where its tiles outnumber the SMs; no split-K)",
        persistent_ran<Choice::kShort>},
   };
 }

@@ -90,10 +90,11 @@ struct SplitKUnits {
 // The stages of the 64 x 128 tile's kernel that runs two blocks per SM, and the blocks per SM each
 // kernel is built for (__launch_bounds__' second argument). A block of the 64 x 128 tile has one
 // consumer warpgroup: while it stores a finished tile, no wgmma of its block runs. With 4 stages
-// (97 KiB of shared memory) two blocks fit an SM, and one block's wgmmas run while the other
-// stores; the launcher runs them so where its blocks have several tiles to do
-// (wgmma_persistent.cu). Two blocks of 256 threads hold each thread to 128 registers, which one
-// consumer's 64 accumulators fit.
+// (97 KiB of shared memory) two blocks fit an SM: where both have tiles to do, one block's wgmmas
+// can run while the other stores; where the units outnumber the SMs less than twice, all of them
+// start at once instead of in two rounds. The launcher runs this kernel where the units outnumber
+// the SMs (wgmma_persistent.cu). Two blocks of 256 threads hold each thread to 128 registers
+// (65536 / 512), which one consumer's 64 accumulators fit.
 constexpr int kStagesShortPair = 4;
 template <int STAGES, int BM>
 constexpr int blocks_per_sm() {
@@ -148,7 +149,8 @@ __global__ void __launch_bounds__(ws_threads<BM>(), blocks_per_sm<STAGES, BM>())
   if (wg == 0) {
     // ---- The producer -------------------------------------------------------------------------
     // (With one consumer warpgroup, BM = 64, the 256-thread block may compile for up to 255
-    // registers per thread, and its 64 accumulators fit without a trade: no setmaxnreg.)
+    // registers per thread, 128 in the kernel built for two blocks per SM, and its 64 accumulators
+    // fit either way: no setmaxnreg.)
     if constexpr (BM == 128) setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       int i = 0;
