@@ -90,10 +90,10 @@ struct SplitKUnits {
 // The stages of the 64 x 128 tile's kernel that runs two blocks per SM, and the blocks per SM each
 // kernel is built for (__launch_bounds__' second argument). A block of the 64 x 128 tile has one
 // consumer warpgroup: while it stores a finished tile, no wgmma of its block runs. With 4 stages
-// (97 KiB of shared memory) two blocks fit an SM: where both have tiles to do, one block's wgmmas
-// can run while the other stores; where the units outnumber the SMs less than twice, all of them
-// start at once instead of in two rounds. The launcher runs this kernel where the units outnumber
-// the SMs (wgmma_persistent.cu). Two blocks of 256 threads hold each thread to 128 registers
+// (97 KiB of shared memory) two blocks fit an SM, and one block's wgmmas can run while the other
+// stores; where the units outnumber the SMs less than twice, each block has one, and an SM given
+// two runs them side by side rather than in turn. The launcher runs this kernel where the units
+// outnumber the SMs (wgmma_persistent.cu). Two blocks of 256 threads hold each thread to 128 registers
 // (65536 / 512), which one consumer's 64 accumulators fit.
 constexpr int kStagesShortPair = 4;
 template <int STAGES, int BM>
