@@ -26,7 +26,8 @@ void launch_wgmma_warp_specialized(const __half* A, const __half* B, float* C, i
 
 // wgmma_persistent.cu (the kernel: wgmma_persistent.cuh), the headline:
 // 3. + persistent: one block per SM looping over the tiles, in an order that shares L2; a smaller
-//    tile or K split where C has too few tiles to fill the GPU (chosen by counting waves).
+//    tile or K split where C has too few tiles to fill the GPU (chosen by counting waves); the
+//    64 x 128 tile two blocks per SM where its units outnumber the SMs.
 // 4. + clusters of 2 that share B (TMA multicast), 5. + C stored by TMA: the same launcher, for
 //    its 128 x 256 tile over all of K.
 void launch_wgmma_persistent(const __half* A, const __half* B, float* C, int M, int N, int K,

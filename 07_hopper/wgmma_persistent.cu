@@ -252,8 +252,8 @@ void launch_wgmma_persistent_no_cluster(const __half* A, const __half* B, float*
 std::vector<Variant> wgmma_persistent_variants() {
   return {
       {"wgmma_persistent", nullptr, launch_wgmma_persistent,
-       "+ one block per SM looping over tiles in an L2-friendly order; a narrower tile or "
-       "split-K where the waves say so (sm_90a)",
+       "+ one block per SM (two of the 64 x 128 tile) looping over tiles in an L2-friendly order; "
+       "a narrower tile or split-K where the waves say so (sm_90a)",
        persistent_ran<Choice::kAuto>},
       {"wgmma_persistent_no_split", nullptr, launch_persistent<Choice::kNoSplit>,
        "wgmma_persistent forced to its 128 x 256 tile (no split-K slices), in clusters of 2",
