@@ -181,8 +181,9 @@ def ladder(rows, out, written, name="ladder.png", machine=()):
     if fma:
         ax.axhline(fma / 1000, linestyle="--", color="gray", linewidth=0.8,
                    label=f"measured FP32 FMA ceiling (machine_probe): {fma / 1000:.1f}")
+    # Slanted, so that long variant names (tiling_2d_shape_aware, mma_sync_pipelined) do not overlap.
     ax.set_xticks(range(len(chapters)), [f"{c[:2]} {label(c)}\n{h['variant']}" for c, h in zip(chapters, heads)],
-                  fontsize=7)
+                  fontsize=7, rotation=20, ha="right", rotation_mode="anchor")
     ax.set_yscale("log")
     ax.set_ylabel("TFLOPS at 4096^3 (log scale)")
     ax.set_title(f"The ladder on the {heads[0]['device']} (blue: fp32, green: fp16 inputs)", fontsize=10)
