@@ -107,7 +107,7 @@ std::vector<Variant> variants() {
       {"naive_coalesced", launch_coalesced, nullptr,
        "threadIdx.x walks a row of C: B loads and C stores coalesce, A is broadcast"},
       {"naive_uncoalesced", launch_uncoalesced, nullptr,
-       "threadIdx.x walks a column of C: 32 transactions per warp load of A"},
+       "threadIdx.x walks a column of C: 32 sectors per warp load of A"},
       {"naive_global_accumulate", launch_global_accumulate, nullptr,
        "coalesced, but the running sum is stored to C in global memory every step"},
   };
