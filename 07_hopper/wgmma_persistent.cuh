@@ -93,8 +93,8 @@ struct SplitKUnits {
 // (97 KiB of shared memory) two blocks fit an SM, and one block's wgmmas can run while the other
 // stores; where the units outnumber the SMs less than twice, each block has one, and an SM given
 // two runs them side by side rather than in turn. The launcher runs this kernel where the units
-// outnumber the SMs (wgmma_persistent.cu). Two blocks of 256 threads hold each thread to 128 registers
-// (65536 / 512), which one consumer's 64 accumulators fit.
+// outnumber the SMs (wgmma_persistent.cu). Two blocks of 256 threads hold each thread to 128
+// registers (65536 / 512), which one consumer's 64 accumulators fit.
 constexpr int kStagesShortPair = 4;
 template <int STAGES, int BM>
 constexpr int blocks_per_sm() {

@@ -196,16 +196,19 @@ def ladder(rows):
     return "\n".join(head + lines) + "\n"
 
 
-def timed(r):
-    """The ladder's 'timed' cell: how this row was timed (the CSV's timing column)."""
-    if r.get("chapter") == "00_cpu_reference":
-        return "-"
-    return {"turns": "in turns", "alone": "alone, cuBLAS first"}.get(r.get("timing", ""), "-")
-
-
 # How the rows were timed (the CSV's timing column; docs/benchmarking.md, section 5).
 TIMING = {"turns": "timed in turns with cuBLAS",
           "alone": "timed one after the other, cuBLAS first"}
+# The same, as the ladder's short "timed" cell.
+TIMING_CELL = {"turns": "in turns", "alone": "alone, cuBLAS first"}
+
+
+def timed(r):
+    """The ladder's 'timed' cell: how this row was timed (the CSV's timing column); chapter 00, on
+    the CPU, has no cuBLAS to be timed with."""
+    if r.get("chapter") == "00_cpu_reference":
+        return "-"
+    return TIMING_CELL.get(r.get("timing", ""), "-")
 
 
 def commits_of(rows):
