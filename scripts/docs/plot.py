@@ -41,6 +41,9 @@ written by scripts/run/bench_my_gpu.sh) is another GPU's run of the same benchma
   timing_ways_NAME.png  where that folder has power_limit/ways.csv and ways_energy.csv
                       (scripts/measure/power_limit.sh): 07's headline as % of cuBLAS, a dot per
                       process, for every way of timing (docs/notes/07_hopper.md)
+  epilogue_h100.png   where docs/figures/records/L_07_epilogue_floor.csv exists: chapter 07's step 5
+                      at 4096^3, a consumer's cycles after its K loop, piece by piece, from clock64
+                      stamps (docs/notes/07_hopper.md, "Where the epilogue's cycles go")
   gpus.png            every GPU side by side: each chapter's headline at 4096^3 in TFLOPS and as
                       % of cuBLAS on the same GPU (drawn when there is at least one other GPU)
 Exits 1 if a figure cannot be drawn because its data is missing. Needs matplotlib
@@ -686,6 +689,54 @@ def timing_ways(ways, energies, out, written, name="timing_ways.png"):
     save(fig, out, name, written)
 
 
+def epilogue(records, out, written, name="epilogue_h100.png"):
+    """Step 5's epilogue at 4096^3, from the clock64 stamps in records/L_07_epilogue_floor.csv:
+    a consumer's cycles after its K loop, piece by piece (medians per piece), for the tree, the
+    build that writes the staging buffer without copies, and the build without stores."""
+    rec = {r["key"]: r for r in records}
+    if "07_floor_stamp_tree_4096_epilogue" not in rec:
+        return
+    v = lambda key: float(rec[f"07_floor_stamp_{key}"]["value"])  # noqa: E731
+    first, wait = "chunk 0, before its first barrier", "wait_group.read: the engine reading the last chunk"
+    colors = {first: "#e8a5a7", wait: "#c44e52", "st.shared": "#4c72b0",
+              "fence and barrier": "#8c8c8c", "issue the copies": "#8172b2",
+              "wait for the last wgmmas": "#dd8452", "to the next tile's first stage": "#55a868"}
+    builds = [("step 5 (the tree)", "tree"), ("staging written, no copies", "nocopy"),
+              ("no store of C", "nostore")]
+    fig, ax = plt.subplots(figsize=(9.5, 3.3))
+    seen = set()
+    for y, (label, b) in enumerate(builds):
+        pieces = [("wait for the last wgmmas", v(f"{b}_4096_drain"))]
+        if b == "nostore":
+            pieces.append(("to the next tile's first stage", v("nostore_4096_gap")))
+        else:
+            for q in range(4):
+                pieces += [(first if q == 0 else wait, v(f"{b}_4096_q{q}_waitread")),
+                           ("st.shared", v(f"{b}_4096_q{q}_sts")),
+                           ("fence and barrier", v(f"{b}_4096_q{q}_fence"))]
+                if b == "tree":
+                    pieces.append(("issue the copies", v("tree_4096_issue")))
+        x = 0.0
+        for kind, width in pieces:
+            ax.barh(y, width, left=x, color=colors[kind], edgecolor="white", linewidth=0.5,
+                    label=kind if kind not in seen else None)
+            seen.add(kind)
+            x += width
+    ax.set_yticks(range(len(builds)))
+    ax.set_yticklabels([label for label, _ in builds], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("SM cycles after the consumer's K loop (medians of each piece; four chunks of 64 "
+                  "columns each)", fontsize=8)
+    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    src = rec["07_floor_stamp_tree_4096_kloop"]
+    ax.set_title(f"Step 5 at 4096^3: what a consumer does after its K loop of "
+                 f"{v('tree_4096_kloop'):,.0f} cycles\n(clock64 stamps, {src['gpu']}, "
+                 f"commit {src['commit']})", fontsize=9)
+    fig.tight_layout()
+    save(fig, out, name, written)
+
+
 def commit_of(rows, run):
     return ", ".join(dict.fromkeys(r["commit"] for r in rows if r["pass"] == run))
 
@@ -724,6 +775,8 @@ def main():
         if ways_csv.exists() and ways_csv.with_name("ways_energy.csv").exists():
             timing_ways(load(ways_csv), load(ways_csv.with_name("ways_energy.csv")), out, written,
                         f"timing_ways_{name}.png")
+    if (here / "records" / "L_07_epilogue_floor.csv").exists():
+        epilogue(load(here / "records" / "L_07_epilogue_floor.csv"), out, written)
     if (here / "timing_samples.csv").exists():
         timing(load(here / "timing_samples.csv"), out, written)
     if (here / "energy.csv").exists():
