@@ -97,7 +97,8 @@ __device__ __forceinline__ void warp_tile_step(const float (&As)[BK][LDA],
 //     at the end of step t keeps a fast thread from reading it before a slow one has written it;
 //   - write after read: stage (t+1) % 2 was last read in step t-1; the barrier at the end of step
 //     t-1 keeps a fast thread from overwriting it in step t while a slow one still computes on it.
-// Remove it and racecheck reports both.
+// Remove it and racecheck should report both (not tested on this kernel: the tests show racecheck
+// catching each of these hazards in chapter 02's kernel; README.md, kernel 5).
 // The price: twice the shared memory, and registers for the tile in flight (BM*BK/4/THREADS +
 // BK*BN/4/THREADS float4s: 16 registers at BK = 16).
 //
