@@ -697,8 +697,8 @@ def epilogue(records, out, written, name="epilogue_h100.png"):
     if "07_floor_stamp_tree_4096_epilogue" not in rec:
         return
     v = lambda key: float(rec[f"07_floor_stamp_{key}"]["value"])  # noqa: E731
-    first, wait = ("chunk 0, before its first barrier",
-                   "chunks 1-3, before the first barrier (with copies: the engine reading the chunk before)")
+    first = "chunk 0, before its first barrier"
+    wait = "chunks 1-3, before the first barrier (with copies: the engine reading the chunk before)"
     colors = {first: "#e8a5a7", wait: "#c44e52", "st.shared": "#4c72b0",
               "fence and barrier": "#8c8c8c", "issue the copies": "#8172b2",
               "wait for the last wgmmas": "#dd8452"}
@@ -773,8 +773,9 @@ def main():
         if ways_csv.exists() and ways_csv.with_name("ways_energy.csv").exists():
             timing_ways(load(ways_csv), load(ways_csv.with_name("ways_energy.csv")), out, written,
                         f"timing_ways_{name}.png")
-    if (here / "records" / "L_07_epilogue_floor.csv").exists():
-        epilogue(load(here / "records" / "L_07_epilogue_floor.csv"), out, written)
+    stamps = here / "records" / "L_07_epilogue_floor.csv"
+    if stamps.exists():
+        epilogue(load(stamps), out, written)
     if (here / "timing_samples.csv").exists():
         timing(load(here / "timing_samples.csv"), out, written)
     if (here / "energy.csv").exists():
